@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// `Plugins/` holds ordinary library targets: one module per built-in middleware plugin, each its
+// own product so an app imports only what it uses. SwiftPM's default use of a `Plugins/` folder
+// is for package plugins, so every target there is declared with an explicit `path:`.
+
+let package = Package(
+  name: "Reduce",
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .library(name: "Reduce", targets: ["Reduce"])
+  ],
+  targets: [
+    .target(name: "Reduce"),
+    .testTarget(name: "ReduceTests", dependencies: ["Reduce"]),
+  ],
+  swiftLanguageModes: [.v6]
+)
+
+// Settings every target shares.
+for target in package.targets {
+  target.swiftSettings = (target.swiftSettings ?? []) + [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+  ]
+}

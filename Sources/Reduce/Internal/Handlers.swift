@@ -1,0 +1,108 @@
+/// Type-erased access to the substate of one mutator: what registration checks need.
+///
+/// `@unchecked Sendable`: every property is a `let` holding a `Sendable` value (key paths and
+/// lens closures are `Sendable`); the class is never mutated after `init`.
+class SubstateAccessBase<State>: @unchecked Sendable {
+  /// The substate's type, to check the handlers' annotations against.
+  let substateType: Any.Type
+  /// The key path, for equality (overlap) checks; nil for a lens built from closures.
+  let keyPath: AnyKeyPath?
+  /// The bytes of `State` the substate occupies, where the key path is a stored-property path.
+  let byteRange: Range<Int>?
+  /// The key path's description, where there is a key path.
+  let pathDescription: String?
+
+  init(substateType: Any.Type, keyPath: AnyKeyPath?, byteRange: Range<Int>?) {
+    self.substateType = substateType
+    self.keyPath = keyPath
+    self.byteRange = byteRange
+    self.pathDescription = keyPath.map { String(describing: $0) }
+  }
+
+  /// Whether the two accesses provably address overlapping storage.
+  func overlaps(_ other: SubstateAccessBase<State>) -> Bool {
+    if let lhs = keyPath, let rhs = other.keyPath, lhs == rhs { return true }
+    guard let lhs = byteRange, let rhs = other.byteRange, !lhs.isEmpty, !rhs.isEmpty else {
+      return false
+    }
+    return lhs.overlaps(rhs)
+  }
+}
+
+/// Typed access to the substate of one mutator, through a key path (reduced in place) or a lens.
+final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @unchecked Sendable {
+  let writableKeyPath: (WritableKeyPath<State, Substate> & Sendable)?
+  let lens: Lens<State, Substate>
+
+  init(lens: Lens<State, Substate>) {
+    self.lens = lens
+    self.writableKeyPath = lens.keyPath
+    let range = lens.keyPath.flatMap { path in
+      MemoryLayout<State>.offset(of: path).map { $0..<($0 + MemoryLayout<Substate>.size) }
+    }
+    super.init(substateType: Substate.self, keyPath: lens.keyPath, byteRange: range)
+  }
+
+  /// Wraps an `inout` reducer of the substate as a reducer of the whole state.
+  func lift<A>(
+    _ body: @escaping @Sendable (inout Substate, A) throws -> Void
+  ) -> @Sendable (inout State, A) throws -> Void {
+    if let path = writableKeyPath {
+      return { state, action in try body(&state[keyPath: path], action) }
+    }
+    let lens = lens
+    return { state, action in
+      var substate = lens.get(state)
+      try body(&substate, action)
+      lens.set(&state, substate)
+    }
+  }
+
+  /// Wraps a pure reducer, which returns the new substate, as a reducer of the whole state.
+  func lift<A>(
+    pure body: @escaping @Sendable (State, A) throws -> Substate
+  ) -> @Sendable (inout State, A) throws -> Void {
+    let lens = lens
+    return { state, action in lens.set(&state, try body(state, action)) }
+  }
+}
+
+/// One handler of a mutator, erased over its action type.
+///
+/// `@unchecked Sendable`: immutable after `init`; its subclasses store `Sendable` closures only.
+class HandlerBox<State>: @unchecked Sendable {
+  /// The action type handled, or nil for a handler of every action.
+  let actionType: ObjectIdentifier?
+  /// The action type's name, for error messages.
+  let actionName: String
+  /// False when the handler's closure is `throws(Never)`: it can be reduced in place.
+  let mayThrow: Bool
+
+  init(actionType: ObjectIdentifier?, actionName: String, mayThrow: Bool) {
+    self.actionType = actionType
+    self.actionName = actionName
+    self.mayThrow = mayThrow
+  }
+}
+
+/// A handler of one action type.
+final class TypedHandler<State, A: Action>: HandlerBox<State>, @unchecked Sendable {
+  let body: @Sendable (inout State, A) throws -> Void
+
+  init(mayThrow: Bool, body: @escaping @Sendable (inout State, A) throws -> Void) {
+    self.body = body
+    super.init(
+      actionType: ObjectIdentifier(A.self), actionName: String(describing: A.self),
+      mayThrow: mayThrow)
+  }
+}
+
+/// A handler of every action.
+final class AnyActionHandler<State>: HandlerBox<State>, @unchecked Sendable {
+  let body: @Sendable (inout State, any Action) throws -> Void
+
+  init(mayThrow: Bool, body: @escaping @Sendable (inout State, any Action) throws -> Void) {
+    self.body = body
+    super.init(actionType: nil, actionName: "any Action", mayThrow: mayThrow)
+  }
+}

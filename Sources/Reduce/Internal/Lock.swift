@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The one lock type of the package: a pthread mutex with its condition variables.
+///
+/// `Synchronization.Mutex` has no condition variable, and the store needs two kinds of blocking
+/// wait (a thread waiting for its turn to dispatch, a reader waiting for an in-place reduction to
+/// commit). ThreadSanitizer understands pthread primitives natively.
+///
+/// It is `@unchecked Sendable` because all of its state lives behind the pthread mutex, which is
+/// allocated once at a stable address and destroyed in `deinit`.
+final class Lock: @unchecked Sendable {
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+  init() {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    let status = pthread_mutex_init(mutex, nil)
+    precondition(status == 0, "pthread_mutex_init failed with \(status)")
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+  }
+
+  func lock() {
+    pthread_mutex_lock(mutex)
+  }
+
+  func unlock() {
+    pthread_mutex_unlock(mutex)
+  }
+
+  /// Runs `body` holding the lock. `body` must not call user code.
+  @inline(__always)
+  func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try body()
+  }
+
+  /// Blocks until `condition` is signalled; the lock must be held, and is held again on return.
+  func wait(on condition: Condition) {
+    pthread_cond_wait(condition.pointer, mutex)
+  }
+}
+
+/// A condition variable used with ``Lock``.
+///
+/// `@unchecked Sendable`: the pthread condition is allocated once at a stable address and used
+/// only together with the lock that guards the predicate it signals.
+final class Condition: @unchecked Sendable {
+  fileprivate let pointer: UnsafeMutablePointer<pthread_cond_t>
+
+  init() {
+    pointer = .allocate(capacity: 1)
+    pointer.initialize(to: pthread_cond_t())
+    let status = pthread_cond_init(pointer, nil)
+    precondition(status == 0, "pthread_cond_init failed with \(status)")
+  }
+
+  deinit {
+    pthread_cond_destroy(pointer)
+    pointer.deinitialize(count: 1)
+    pointer.deallocate()
+  }
+
+  func broadcast() {
+    pthread_cond_broadcast(pointer)
+  }
+}
+
+/// The identity of the calling thread, for telling a re-entrant dispatch from a concurrent one.
+struct ThreadID: Equatable, Sendable {
+  private let raw: UInt
+
+  static var current: ThreadID {
+    #if canImport(Darwin)
+      ThreadID(raw: UInt(bitPattern: pthread_self()))
+    #else
+      ThreadID(raw: UInt(pthread_self()))
+    #endif
+  }
+}

@@ -1,0 +1,101 @@
+extension StoreCore {
+  /// Adds a whole-state observer and calls it with the current state, holding the turn so that
+  /// it sees every later change exactly once.
+  func subscribe(
+    _ observer: @escaping @Sendable (State) -> Void, finish: (@Sendable () -> Void)? = nil
+  ) -> Subscription {
+    withTurn {
+      let flag = CancellationFlag()
+      let (id, state, isOpen) = lock.withLock {
+        let id = makeIDLocked()
+        if !closed {
+          observers.whole.append(
+            Sink(id: id, flag: flag, delivery: .state(observer), finish: finish))
+        }
+        return (id, slot, !closed)
+      }
+      if let state { observer(state) }
+      if !isOpen { finish?() }
+      return makeSubscription(id: id, flag: flag)
+    }
+  }
+
+  /// Adds an observer of every change, with the action that made it.
+  func subscribeToChanges(_ observer: @escaping @Sendable (StateChange<State>) -> Void)
+    -> Subscription
+  {
+    let flag = CancellationFlag()
+    let id = lock.withLock {
+      let id = makeIDLocked()
+      if !closed {
+        observers.changes.append(Sink(id: id, flag: flag, delivery: .change(observer), finish: nil))
+      }
+      return id
+    }
+    return makeSubscription(id: id, flag: flag)
+  }
+
+  /// Adds an observer of the value at a key path and calls it with the current value.
+  func subscribe<Value: Equatable & Sendable>(
+    to path: KeyPath<State, Value> & Sendable,
+    finish: (@Sendable () -> Void)? = nil,
+    _ observer: @escaping @Sendable (Value) -> Void
+  ) -> Subscription {
+    withTurn {
+      let flag = CancellationFlag()
+      // Holding the turn, the committed state cannot change under us.
+      let existing = lock.withLock {
+        observers.groups.first { $0.value.keyPath == path }?.value as? KeyPathValue<State, Value>
+      }
+      let value = existing ?? KeyPathValue(path: path, initial: readState()[keyPath: path])
+      let delivery = Sink<State>.Delivery.value { observer(value.last) }
+      let (id, isOpen) = lock.withLock {
+        let id = makeIDLocked()
+        guard !closed else { return (id, false) }
+        let sink = Sink(id: id, flag: flag, delivery: delivery, finish: finish)
+        if let index = observers.groups.firstIndex(where: { $0.value === value }) {
+          observers.groups[index].sinks.append(sink)
+        } else {
+          observers.groups.append(ScopedGroup(value: value, sinks: [sink]))
+        }
+        return (id, true)
+      }
+      observer(value.last)
+      if !isOpen { finish?() }
+      return makeSubscription(id: id, flag: flag)
+    }
+  }
+
+  private func makeSubscription(id: UInt64, flag: CancellationFlag) -> Subscription {
+    Subscription(flag: flag) { [weak self] in
+      guard let self else { return }
+      let removed: Sink<State>? = self.lock.withLock {
+        let sink = self.observers.allSinks.first { $0.id == id }
+        _ = self.observers.remove(id)
+        return sink
+      }
+      removed?.finish?()
+    }
+  }
+
+  // MARK: Errors
+
+  func makeErrorStream() -> AsyncStream<DispatchError> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: DispatchError.self, bufferingPolicy: .bufferingNewest(ErrorSequence.bufferLimit))
+    let id: UInt64? = lock.withLock {
+      guard !closed else { return nil }
+      let id = makeIDLocked()
+      errorSinks[id] = continuation
+      return id
+    }
+    guard let id else {
+      continuation.finish()
+      return stream
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.lock.withLock { self?.errorSinks.removeValue(forKey: id) }
+    }
+    return stream
+  }
+}

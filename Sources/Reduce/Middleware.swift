@@ -1,0 +1,190 @@
+/// A plugin in a store's dispatch chain: it sees every action before the reducers do.
+///
+/// A middleware may pass the action on (`try next(action)`), pass another action instead
+/// (transform), not call `next` at all (swallow), call `next` later from a task or timer
+/// (defer), or throw to reject the action.
+///
+/// ```swift
+/// struct AuthGuard: Middleware {
+///   func handle(_ action: any Action, context: MiddlewareContext<AppState>,
+///               next: Next<AppState>) throws {
+///     if action is AdminAction, !context.state.session.isAdmin { throw AuthError.forbidden }
+///     try next(action)
+///   }
+/// }
+/// ```
+public protocol Middleware<State>: Sendable {
+  /// The state type of the stores this middleware serves.
+  associatedtype State: Sendable
+
+  /// The middleware's name, unique in a store's chain. Defaults to the type's name.
+  var name: String { get }
+
+  /// Handles one action on its way to the reducers.
+  ///
+  /// - Parameters:
+  ///   - action: The action dispatched (or passed on by the middleware before this one).
+  ///   - context: The store's state, dispatch and error reporting.
+  ///   - next: Passes an action on to the rest of the chain and the reducers.
+  /// - Throws: Any error to reject the action: the dispatch fails with
+  ///   ``DispatchError/rejected(by:action:underlying:)``. A ``DispatchError`` thrown by `next`
+  ///   and rethrown passes through unchanged.
+  func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
+
+  /// Called once when the middleware joins a store's chain, before it sees any action.
+  ///
+  /// The default does nothing. Throw to refuse (a middleware that serves one store only):
+  /// the store then throws ``RegistrationError/middlewareRefused(name:reason:)`` and is unchanged.
+  ///
+  /// - Parameter store: The store's identity, the same in ``didDetach(from:)``.
+  /// - Throws: Any error, to refuse to join.
+  func willAttach(to store: ObjectIdentifier) throws
+
+  /// Called once when the middleware leaves a store's chain: ``Store/removeMiddleware(named:)``
+  /// or the store's deinitialisation. Cancel timers and tasks here.
+  ///
+  /// - Parameter store: The store's identity, as given to ``willAttach(to:)``.
+  func didDetach(from store: ObjectIdentifier)
+}
+
+extension Middleware {
+  /// The type's name without generic arguments (`UndoMiddleware` for `UndoMiddleware<Doc>`).
+  public var name: String {
+    let full = String(describing: Self.self)
+    return full.firstIndex(of: "<").map { String(full[..<$0]) } ?? full
+  }
+
+  /// Does nothing.
+  ///
+  /// - Parameter store: The store's identity.
+  public func willAttach(to store: ObjectIdentifier) throws {}
+
+  /// Does nothing.
+  ///
+  /// - Parameter store: The store's identity.
+  public func didDetach(from store: ObjectIdentifier) {}
+}
+
+/// A middleware made from a closure.
+///
+/// ```swift
+/// let audit = AnyMiddleware<AppState>(name: "audit") { action, context, next in
+///   print("->", action)
+///   try next(action)
+/// }
+/// ```
+public struct AnyMiddleware<State: Sendable>: Middleware {
+  /// The middleware's name, unique in a store's chain.
+  public let name: String
+  private let body:
+    @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Void
+
+  /// Creates a middleware from a closure.
+  ///
+  /// - Parameters:
+  ///   - name: The middleware's name, unique in a store's chain.
+  ///   - handle: Handles each action, as ``Middleware/handle(_:context:next:)`` does.
+  public init(
+    name: String,
+    handle: @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Void
+  ) {
+    self.name = name
+    self.body = handle
+  }
+
+  /// Runs the closure.
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - context: The store's state, dispatch and error reporting.
+  ///   - next: Passes an action on.
+  /// - Throws: What the closure throws.
+  public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
+    throws
+  {
+    try body(action, context, next)
+  }
+}
+
+/// Passes an action on to the rest of a store's chain and then the reducers.
+///
+/// Call it during `handle`, or keep it and call it later (from a task or a timer): the rest of
+/// the chain and the reducers then run serialized with every other dispatch, with the chain the
+/// dispatch started with. A `next` kept after its store is deinitialised delivers nothing.
+public struct Next<State: Sendable>: Sendable {
+  let core: StoreCore<State>
+  let chain: [MiddlewareEntry<State>]
+  let index: Int
+  let item: UInt64
+  let thread = ThreadID.current
+
+  /// Passes an action on.
+  ///
+  /// - Parameter action: The action for the rest of the chain: the one handled, or another.
+  /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers. A call made
+  ///   after its dispatch ended runs as a dispatch of its own: its failure is also published on
+  ///   ``Store/errors`` and given to the fallback.
+  public func callAsFunction(_ action: some Action) throws(DispatchError) {
+    if core.activeItem.load(ordering: .acquiring) == item, thread == ThreadID.current {
+      try core.runChain(action, chain, from: index, item: item)
+    } else {
+      try core.resume(action, chain: chain, from: index)
+    }
+  }
+}
+
+/// What a middleware can do with its store besides passing the action on.
+public struct MiddlewareContext<State: Sendable>: Sendable {
+  let core: StoreCore<State>
+  /// The name of the middleware this context was given to.
+  public let middlewareName: String
+  /// The action being handled.
+  public let action: any Action
+
+  /// The store's current state.
+  ///
+  /// During `handle` it is the state before the action, or after it once `next` returned.
+  public var state: State { core.readState() }
+
+  /// Dispatches an action from the top of the chain.
+  ///
+  /// From inside a dispatch (during `handle`, or an observer) the action is queued and runs
+  /// right after the current one; the result is then the state at the time it was queued, and
+  /// its own failure goes to ``Store/errors`` and the fallback.
+  ///
+  /// - Parameter action: The action to dispatch.
+  /// - Returns: The state after the action, or why it failed.
+  @discardableResult
+  public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
+    core.dispatch(action)
+  }
+
+  /// Dispatches actions one after another from the top of the chain.
+  ///
+  /// - Parameter actions: The actions, in order.
+  /// - Returns: The state after the last action, or the first failure.
+  @discardableResult
+  public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
+    core.dispatch(actions)
+  }
+
+  /// Publishes an error found after the action was handled (an async task failed).
+  ///
+  /// The error reaches ``Store/errors`` as
+  /// ``DispatchError/middlewareFailed(name:action:underlying:)`` for this context's action, and
+  /// the store's fallback.
+  ///
+  /// - Parameter error: What went wrong.
+  public func report(_ error: any Error) {
+    report(error, for: action)
+  }
+
+  /// Publishes an error found while working on another action than this context's.
+  ///
+  /// - Parameters:
+  ///   - error: What went wrong.
+  ///   - action: The action the error belongs to.
+  public func report(_ error: any Error, for action: any Action) {
+    core.report(.middlewareFailed(name: middlewareName, action: action, underlying: error))
+  }
+}

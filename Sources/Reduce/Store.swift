@@ -1,0 +1,190 @@
+public import Observation
+
+/// A predictable state container: one value of `State`, changed only by dispatching actions.
+///
+/// Dispatch runs an action through the middleware chain (outermost first) and then through the
+/// reducers of the registered mutators, which are routed by action type. Observers see every
+/// change, in order. A store is safe to use from any thread or task: dispatches are serialized
+/// in FIFO order, and each caller gets back the state its own action produced.
+///
+/// ```swift
+/// let store = try Store(initialState: AppState(), mutators: [counter])
+/// let state = try store.dispatch(CounterAction.incremented(by: 2)).get()
+/// ```
+public final class Store<State: Sendable>: Sendable, Observable {
+  let core: StoreCore<State>
+
+  /// Creates a store.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state before any action.
+  ///   - mutators: The reducers of the substates, checked as ``register(_:)`` checks them.
+  ///   - middleware: The chain, outermost first; names must be unique.
+  ///   - fallback: Turns a failure into an action dispatched right after it (RxDataFlow's
+  ///     fallback action). A failing fallback action is published but not fallen back from.
+  /// - Throws: The first ``RegistrationError`` of the mutators or middleware.
+  public init(
+    initialState: State,
+    mutators: [Mutator<State>] = [],
+    middleware: [any Middleware<State>] = [],
+    fallback: (@Sendable (DispatchError) -> (any Action)?)? = nil
+  ) throws(RegistrationError) {
+    core = StoreCore(initialState: initialState, fallback: fallback)
+    core.store = self
+    for mutator in mutators { try core.register(mutator) }
+    for plugin in middleware { try core.use(plugin) }
+  }
+
+  deinit {
+    core.close()
+  }
+
+  /// The current state.
+  ///
+  /// Reading it inside `withObservationTracking` (or a SwiftUI view) tracks it. While an action
+  /// is reduced in place on another thread, the read waits for it to commit.
+  public var state: State {
+    if !core.observationEnabled.load(ordering: .relaxed) {
+      core.observationEnabled.store(true, ordering: .relaxed)
+    }
+    core.registrar.access(self, keyPath: \.state)
+    return core.readState()
+  }
+
+  // MARK: Mutators
+
+  /// Registers a mutator that reduces one substate.
+  ///
+  /// The key must be new to this store and the substate must not overlap another mutator's;
+  /// the store is unchanged when either is not so. Concurrent dispatches see the mutators
+  /// either before or after the registration, never half.
+  ///
+  /// - Parameter mutator: The mutator to add.
+  /// - Throws: The mutator's own problem (``RegistrationError/duplicateHandler(key:action:)``,
+  ///   ``RegistrationError/substateMismatch(key:expected:found:)``,
+  ///   ``RegistrationError/builtInAction(key:action:)``,
+  ///   ``RegistrationError/keyRequired(path:)``), then
+  ///   ``RegistrationError/duplicateKey(_:)``, then
+  ///   ``RegistrationError/overlappingSubstate(key:existing:)``.
+  public func register(_ mutator: Mutator<State>) throws(RegistrationError) {
+    try core.register(mutator)
+  }
+
+  /// Removes the mutator with a key.
+  ///
+  /// - Parameter key: The mutator's key.
+  /// - Returns: Whether a mutator with that key was registered.
+  @discardableResult
+  public func unregister(_ key: MutatorKey) -> Bool {
+    core.unregister(key)
+  }
+
+  /// The keys of the registered mutators, in registration order.
+  public var mutatorKeys: [MutatorKey] { core.mutatorKeys }
+
+  /// Checks that every top-level stored property of the state has a key-path mutator.
+  ///
+  /// A property is covered when it is the first component of some key-path mutator's path
+  /// (`\.doc.title` covers `doc`). Zero-sized properties hold no state and need none. Lens
+  /// mutators built from closures cover nothing.
+  ///
+  /// - Throws: ``RegistrationError/missingMutators(_:)`` naming every uncovered property.
+  public func validateCoverage() throws(RegistrationError) {
+    try core.validateCoverage()
+  }
+
+  // MARK: Dispatching
+
+  /// Dispatches an action through the middleware chain and the reducers.
+  ///
+  /// The call is synchronous. Actions dispatched from middleware or observers during it are
+  /// queued and run before it returns, so the result includes them, and no action of another
+  /// thread that this one did not queue. Called from inside a dispatch on the same thread, the
+  /// action is queued instead and the result is the state at the time it was queued.
+  ///
+  /// - Parameter action: The action.
+  /// - Returns: The state after the action and its follow-ups, or why the action failed.
+  @discardableResult
+  public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
+    core.dispatch(action)
+  }
+
+  /// Dispatches actions one after another, each reduced and observed on its own.
+  ///
+  /// No action of another thread runs in between. Use ``Batch`` for all-or-nothing.
+  ///
+  /// - Parameter actions: The actions, in order.
+  /// - Returns: The state after the last action, or the first failure (the actions after it are
+  ///   not dispatched).
+  @discardableResult
+  public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
+    core.dispatch(actions)
+  }
+
+  /// Dispatches every action of an async sequence as it arrives.
+  ///
+  /// A failing action is published on ``errors`` and the next one is still dispatched.
+  /// Cancelling the task stops it; so does the store's deinitialisation.
+  ///
+  /// - Parameter actions: The actions.
+  /// - Returns: The task that dispatches them; it ends with the sequence or its error.
+  @discardableResult
+  public func dispatch<S: AsyncSequence & Sendable>(contentsOf actions: S) -> Task<Void, any Error>
+  where S.Element: Action {
+    Task { [weak self] in
+      for try await action in actions {
+        try Task.checkCancellation()
+        guard let self else { return }
+        self.dispatch(action)
+      }
+    }
+  }
+
+  /// Dispatches every action of an async sequence of existential actions as it arrives.
+  ///
+  /// - Parameter actions: The actions.
+  /// - Returns: The task that dispatches them; it ends with the sequence or its error.
+  @discardableResult
+  public func dispatch<S: AsyncSequence & Sendable>(contentsOf actions: S) -> Task<Void, any Error>
+  where S.Element == any Action {
+    Task { [weak self] in
+      for try await action in actions {
+        try Task.checkCancellation()
+        guard let self else { return }
+        self.dispatch(action)
+      }
+    }
+  }
+
+  /// The failures of every dispatch from now on: see ``ErrorSequence``.
+  public var errors: ErrorSequence {
+    ErrorSequence { [weak core] in
+      core?.makeErrorStream() ?? AsyncStream { $0.finish() }
+    }
+  }
+
+  // MARK: Middleware
+
+  /// Appends a middleware to the chain, innermost (right before the reducers).
+  ///
+  /// A dispatch in progress finishes with the chain it started with.
+  ///
+  /// - Parameter middleware: The middleware.
+  /// - Throws: ``RegistrationError/duplicateMiddleware(_:)`` when the name is taken,
+  ///   ``RegistrationError/middlewareRefused(name:reason:)`` when it refuses to join.
+  public func use(_ middleware: any Middleware<State>) throws(RegistrationError) {
+    try core.use(middleware)
+  }
+
+  /// Removes the middleware with a name from the chain.
+  ///
+  /// - Parameter name: The middleware's name.
+  /// - Returns: Whether it was in the chain.
+  @discardableResult
+  public func removeMiddleware(named name: String) -> Bool {
+    core.removeMiddleware(named: name)
+  }
+
+  /// The names of the middleware in the chain, outermost first.
+  public var middlewareNames: [String] { core.middlewareNames }
+}
