@@ -20,7 +20,8 @@ let package = Package(
 
 // Settings every target shares.
 for target in package.targets {
-  target.swiftSettings = (target.swiftSettings ?? []) + [
-    .enableUpcomingFeature("InternalImportsByDefault"),
-  ]
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [
+      .enableUpcomingFeature("InternalImportsByDefault")
+    ]
 }

@@ -54,9 +54,10 @@ extension Middleware {
     return full.firstIndex(of: "<").map { String(full[..<$0]) } ?? full
   }
 
-  /// Does nothing.
+  /// Accepts every store.
   ///
   /// - Parameter store: The store's identity.
+  /// - Throws: Nothing.
   public func willAttach(to store: ObjectIdentifier) throws {}
 
   /// Does nothing.
@@ -76,8 +77,7 @@ extension Middleware {
 public struct AnyMiddleware<State: Sendable>: Middleware {
   /// The middleware's name, unique in a store's chain.
   public let name: String
-  private let body:
-    @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Void
+  private let body: @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Void
 
   /// Creates a middleware from a closure.
   ///

@@ -47,7 +47,8 @@ extension Store {
       guard let core else { return AsyncStream { $0.finish() } }
       let (stream, continuation) = AsyncStream.makeStream(
         of: State.self, bufferingPolicy: .bufferingNewest(1))
-      let subscription = core.subscribe({ continuation.yield($0) }, finish: { continuation.finish() })
+      let subscription = core.subscribe(
+        { continuation.yield($0) }, finish: { continuation.finish() })
       continuation.onTermination = { _ in subscription.cancel() }
       return stream
     }
@@ -60,13 +61,13 @@ extension Store {
   public func states<Value: Equatable & Sendable>(
     of keyPath: KeyPath<State, Value> & Sendable
   ) -> StateSequence<Value> {
-    StateSequence(isDuplicate: { $0 == $1 }) { [weak core] in
+    let isDuplicate: @Sendable (Value, Value) -> Bool = { $0 == $1 }
+    return StateSequence(isDuplicate: isDuplicate) { [weak core] in
       guard let core else { return AsyncStream { $0.finish() } }
       let (stream, continuation) = AsyncStream.makeStream(
         of: Value.self, bufferingPolicy: .bufferingNewest(1))
-      let subscription = core.subscribe(to: keyPath, finish: { continuation.finish() }) {
-        continuation.yield($0)
-      }
+      let subscription = core.subscribe(
+        to: keyPath, finish: { continuation.finish() }, { continuation.yield($0) })
       continuation.onTermination = { _ in subscription.cancel() }
       return stream
     }

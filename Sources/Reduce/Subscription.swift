@@ -24,7 +24,9 @@ public final class Subscription: Sendable, Hashable {
   /// Whether the subscription was cancelled.
   public var isCancelled: Bool { flag.isCancelled }
 
-  /// Stops the observer. Calling it again does nothing.
+  /// Stops the observer.
+  ///
+  /// Calling it again does nothing.
   public func cancel() {
     if flag.cancel() { onCancel() }
   }

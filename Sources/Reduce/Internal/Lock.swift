@@ -38,7 +38,9 @@ final class Lock: @unchecked Sendable {
     pthread_mutex_unlock(mutex)
   }
 
-  /// Runs `body` holding the lock. `body` must not call user code.
+  /// Runs `body` holding the lock.
+  ///
+  /// `body` must not call user code.
   @inline(__always)
   func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
     pthread_mutex_lock(mutex)

@@ -85,7 +85,8 @@ final class Registry<State: Sendable>: @unchecked Sendable {
     if mutator.keyIsDefault, let description = access.pathDescription {
       let stored = access.byteRange.map { !$0.isEmpty } ?? false
       let collides = entries.contains {
-        $0.mutator.access.pathDescription == description && $0.mutator.access.keyPath != access.keyPath
+        $0.mutator.access.pathDescription == description
+          && $0.mutator.access.keyPath != access.keyPath
       }
       if !stored || path == nil || collides { throw .keyRequired(path: description) }
     }

@@ -54,7 +54,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Set once anything reads `Store.state`, after which Observation is told of every change.
   let observationEnabled = Atomic<Bool>(false)
   let registrar = ObservationRegistrar()
-  /// The public store, for Observation's registrar. Set once, right after `init`.
+  /// The public store, for Observation's registrar.
+  ///
+  /// Set once, right after `init`.
   weak var store: Store<State>?
 
   let fallback: (@Sendable (DispatchError) -> (any Action)?)?
@@ -71,7 +73,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  private static func equality<E: Equatable & Sendable>(of type: E.Type) -> @Sendable (State, State) -> Bool {
+  private static func equality<E: Equatable & Sendable>(of type: E.Type)
+    -> @Sendable (State, State) -> Bool
+  {
     // `State` is `E` here: the caller found it by a dynamic cast of `State.self`.
     { unsafeBitCast($0, to: E.self) == unsafeBitCast($1, to: E.self) }
   }
