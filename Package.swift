@@ -9,11 +9,14 @@ let package = Package(
   name: "Reduce",
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
-    .library(name: "Reduce", targets: ["Reduce"])
+    .library(name: "Reduce", targets: ["Reduce"]),
+    .library(name: "ReduceUndo", targets: ["ReduceUndo"]),
   ],
   targets: [
     .target(name: "Reduce"),
     .testTarget(name: "ReduceTests", dependencies: ["Reduce"]),
+    .target(name: "ReduceUndo", dependencies: ["Reduce"], path: "Plugins/ReduceUndo"),
+    .testTarget(name: "ReduceUndoTests", dependencies: ["ReduceUndo", "Reduce"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,192 @@
+/// One step of an undo history: a tracked state to restore, and the step's label.
+struct UndoStep<Substate: Sendable>: Sendable {
+  /// The state to restore: before the step while it is in the past, after it in the future.
+  var snapshot: Substate
+  /// The step's name, for "Undo Typing" menus.
+  var label: String?
+}
+
+/// A `groupBy` key, compared by value.
+///
+/// The comparison runs the key type's `==`, which is user code: never under a lock.
+struct GroupKey: Equatable, Sendable {
+  let base: any Hashable & Sendable
+
+  static func == (lhs: GroupKey, rhs: GroupKey) -> Bool {
+    AnyHashable(lhs.base) == AnyHashable(rhs.base)
+  }
+}
+
+/// What recording an action needs to know about the open group, read before the action runs.
+struct Grouping: Sendable {
+  /// The `groupBy` key of the newest step, while later actions with that key may merge into it.
+  let openKey: GroupKey?
+  /// How many explicit groups are open.
+  let depth: Int
+  /// Whether the open explicit group already made the step that later changes merge into.
+  let groupHasStep: Bool
+  /// The label of the open explicit group.
+  let groupLabel: String?
+}
+
+/// History taken out of an ``UndoHistory``, to be released after the lock is given up: the
+/// tracked state's deinitialisers are user code.
+struct Released<Substate: Sendable>: Sendable {
+  var oldest: UndoStep<Substate>?
+  var future: [UndoStep<Substate>] = []
+  var past: RingBuffer<UndoStep<Substate>>?
+}
+
+/// The undo history of one tracked value: a pure state machine, guarded by its owner's lock.
+///
+/// `past` holds, for each step that can be undone, the state before it; `future` (newest last)
+/// holds, for each step that can be redone, the state after it; `recorded` is the state of the
+/// newest recorded step. The current state may differ from `recorded` by filtered-out changes:
+/// undo and redo land on recorded states only. `past.count + future.count <= limit` always.
+struct UndoHistory<Substate: Sendable>: Sendable {
+  private(set) var past: RingBuffer<UndoStep<Substate>>
+  private(set) var future: [UndoStep<Substate>] = []
+  /// The tracked state of the newest recorded step; nil until the first action was seen.
+  private(set) var recorded: Substate?
+  private var openKey: GroupKey?
+  private var depth = 0
+  private var groupLabel: String?
+  private var groupHasStep = false
+
+  /// Creates an empty history.
+  ///
+  /// - Parameter limit: The most steps kept, past and future together.
+  init(limit: Int) {
+    past = RingBuffer(capacity: limit)
+  }
+
+  /// The counts and labels for the UI.
+  var status: UndoStatus {
+    UndoStatus(
+      pastCount: past.count, futureCount: future.count, undoLabel: past.last?.label,
+      redoLabel: future.last?.label)
+  }
+
+  /// The facts about the open group that decide whether a change merges into the newest step.
+  var grouping: Grouping {
+    Grouping(openKey: openKey, depth: depth, groupHasStep: groupHasStep, groupLabel: groupLabel)
+  }
+
+  /// Takes the state first seen as the starting point of the history.
+  mutating func noteBaseline(_ state: Substate) {
+    if recorded == nil { recorded = state }
+  }
+
+  /// Records a change made by an action that makes steps.
+  ///
+  /// The change makes a new step or extends the newest one; either way the redo future is
+  /// cleared.
+  ///
+  /// - Parameters:
+  ///   - after: The tracked state after the action.
+  ///   - merging: Whether the change extends the newest step (same group).
+  ///   - label: The new step's label (ignored when merging).
+  ///   - key: The action's `groupBy` key.
+  /// - Returns: The steps dropped: the redo future, and the oldest step when over the limit.
+  mutating func record(_ after: Substate, merging: Bool, label: String?, key: GroupKey?)
+    -> Released<Substate>
+  {
+    var released = Released<Substate>()
+    swap(&released.future, &future)
+    if !merging, let base = recorded {
+      released.oldest = past.append(UndoStep(snapshot: base, label: label))
+    }
+    recorded = after
+    if depth > 0 {
+      groupHasStep = true
+      openKey = nil
+    } else {
+      openKey = key
+    }
+    return released
+  }
+
+  /// Ends the current step: the next change starts a new one, even inside an open group.
+  mutating func seal() {
+    openKey = nil
+    groupHasStep = false
+  }
+
+  /// Opens an explicit group; nested groups fold into the outermost.
+  ///
+  /// The group's step is named by the first label given to the group (outermost first), even
+  /// when a nested group gives it after the step started; without one, by the label of the
+  /// action that started the step.
+  mutating func beginGroup(label: String?) {
+    if depth == 0 {
+      seal()
+      groupLabel = label
+    } else if groupLabel == nil, let label {
+      groupLabel = label
+      if groupHasStep { past.updateLast { $0.label = label } }
+    }
+    depth += 1
+  }
+
+  /// Closes the innermost open group.
+  ///
+  /// - Returns: False when no group was open (the call changed nothing).
+  mutating func endGroup() -> Bool {
+    guard depth > 0 else { return false }
+    depth -= 1
+    if depth == 0 {
+      seal()
+      groupLabel = nil
+    }
+    return true
+  }
+
+  /// Where a jump lands.
+  ///
+  /// - Parameter offset: Negative into the past, positive into the future.
+  /// - Returns: The number of steps the jump moves, clamped to those that exist, and the
+  ///   tracked state it restores; nil when it moves no step.
+  func destination(ofJump offset: Int) -> (steps: Int, snapshot: Substate)? {
+    if offset < 0 {
+      let steps = Int(min(UInt(past.count), offset.magnitude))
+      guard steps > 0, let step = past.element(at: past.count - steps) else { return nil }
+      return (steps, step.snapshot)
+    }
+    let steps = min(future.count, offset)
+    guard steps > 0 else { return nil }
+    return (steps, future[future.count - steps].snapshot)
+  }
+
+  /// Moves steps between past and future, as ``destination(ofJump:)`` planned.
+  ///
+  /// - Parameter offset: Negative into the past, positive into the future; clamped.
+  mutating func jump(_ offset: Int) {
+    guard let steps = destination(ofJump: offset)?.steps else { return }
+    for _ in 0..<steps {
+      guard let current = recorded else { return }
+      if offset < 0 {
+        guard let step = past.removeLast() else { return }
+        future.append(UndoStep(snapshot: current, label: step.label))
+        recorded = step.snapshot
+      } else {
+        guard let step = future.popLast() else { return }
+        // Never drops: past and future together hold at most `limit` steps.
+        _ = past.append(UndoStep(snapshot: current, label: step.label))
+        recorded = step.snapshot
+      }
+    }
+  }
+
+  /// Forgets every step; the present becomes the starting point.
+  ///
+  /// - Parameter present: The tracked state now.
+  /// - Returns: The steps forgotten.
+  mutating func clear(keeping present: Substate) -> Released<Substate> {
+    var released = Released<Substate>()
+    released.past = past.removeAll()
+    swap(&released.future, &future)
+    recorded = present
+    seal()
+    return released
+  }
+}

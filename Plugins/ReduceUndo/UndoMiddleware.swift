@@ -1,0 +1,190 @@
+public import Observation
+public import Reduce
+
+/// A middleware that keeps an undo/redo history of a store's state, or of one substate of it.
+///
+/// It records a step for every action that changes the tracked state, and answers
+/// ``UndoAction`` commands by restoring a recorded state through `ReplaceState`. With a
+/// `scope`, only that substate is recorded and restored: the rest of the state (a selection,
+/// a network status) stays as it is now.
+///
+/// ```swift
+/// let undo = try UndoMiddleware<Editor>(scope: \.document, limit: 200)
+/// let store = try Store(initialState: Editor(), mutators: [document], middleware: [undo])
+/// store.dispatch(DocumentAction.typed("Hi"))
+/// store.dispatch(UndoAction.undo)
+/// undo.canRedo  // true
+/// ```
+///
+/// Place it last in the chain (after thunk, throttle and logging middleware), so that it
+/// records the actions that reach the reducers and a logger before it sees what undo changed.
+/// One instance serves one store. It is `Observable`: reading ``status`` or its parts inside
+/// `withObservationTracking` (or a SwiftUI view) tracks them.
+public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
+  /// The middleware's name, unique in a store's chain.
+  public let name: String
+  /// The most steps kept, past and future together; the oldest is dropped first.
+  public let limit: Int
+  private let engine: any UndoEngine<State>
+  private let registrar = ObservationRegistrar()
+
+  private init(name: String, limit: Int, engine: any UndoEngine<State>) {
+    self.name = name
+    self.limit = limit
+    self.engine = engine
+  }
+
+  /// Creates an undo middleware that tracks one substate, through a key path.
+  ///
+  /// - Parameters:
+  ///   - scope: The substate recorded and restored; the rest of the state is left alone.
+  ///   - limit: The most steps kept, past and future together; at least 1.
+  ///   - filter: Whether an action makes an undo step. An action filtered out still changes
+  ///     the state; undo and redo never land on a state only it produced. Default: every action.
+  ///   - groupBy: A key for each action: consecutive actions with the same non-nil key make
+  ///     one step (typing in one field). Default: no grouping.
+  ///   - label: The name of the step an action starts, for "Undo Typing" menus.
+  ///   - name: The middleware's name in the chain.
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1.
+  public convenience init<Substate: Equatable & Sendable>(
+    scope: WritableKeyPath<State, Substate> & Sendable,
+    limit: Int = 100,
+    filter: (@Sendable (any Action) -> Bool)? = nil,
+    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)? = nil,
+    label: (@Sendable (any Action) -> String?)? = nil,
+    name: String = "UndoMiddleware"
+  ) throws(UndoError) {
+    try self.init(
+      scope: Lens(scope), limit: limit, filter: filter, groupBy: groupBy, label: label,
+      name: name)
+  }
+
+  /// Creates an undo middleware that tracks one substate, through a lens.
+  ///
+  /// - Parameters:
+  ///   - scope: Reads and writes the substate recorded and restored.
+  ///   - limit: The most steps kept, past and future together; at least 1.
+  ///   - filter: Whether an action makes an undo step. Default: every action.
+  ///   - groupBy: A key for each action: consecutive actions with the same non-nil key make
+  ///     one step. Default: no grouping.
+  ///   - label: The name of the step an action starts.
+  ///   - name: The middleware's name in the chain.
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1.
+  public convenience init<Substate: Equatable & Sendable>(
+    scope: Lens<State, Substate>,
+    limit: Int = 100,
+    filter: (@Sendable (any Action) -> Bool)? = nil,
+    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)? = nil,
+    label: (@Sendable (any Action) -> String?)? = nil,
+    name: String = "UndoMiddleware"
+  ) throws(UndoError) {
+    guard limit >= 1 else { throw .invalidLimit(limit) }
+    let options = UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label)
+    let engine = UndoRecorder<State, Substate>(
+      name: name, options: options, read: scope.get,
+      embed: { context, substate in
+        var state = context.state
+        scope.set(&state, substate)
+        return state
+      })
+    self.init(name: name, limit: limit, engine: engine)
+  }
+
+  // MARK: Status
+
+  /// What can be undone and redone now.
+  public var status: UndoStatus {
+    registrar.access(self, keyPath: \.status)
+    return engine.status
+  }
+
+  /// Whether there is a step to undo.
+  public var canUndo: Bool { status.canUndo }
+
+  /// Whether there is a step to redo.
+  public var canRedo: Bool { status.canRedo }
+
+  /// The number of steps that can be undone.
+  public var pastCount: Int { status.pastCount }
+
+  /// The number of steps that can be redone.
+  public var futureCount: Int { status.futureCount }
+
+  /// The label of the step the next undo reverts, if it has one.
+  public var undoLabel: String? { status.undoLabel }
+
+  /// The label of the step the next redo restores, if it has one.
+  public var redoLabel: String? { status.redoLabel }
+
+  /// The status as an async sequence: the current status, then each new distinct one.
+  public var statuses: UndoStatusSequence {
+    UndoStatusSequence { [weak engine] in
+      engine?.makeStatusStream() ?? AsyncStream { $0.finish() }
+    }
+  }
+
+  // MARK: Middleware
+
+  /// Records the change an action makes, or carries out an ``UndoAction``.
+  ///
+  /// An ``UndoAction`` is not passed on; undo, redo and jump pass on a `ReplaceState` instead.
+  /// Any other action is passed on, and its change to the tracked state recorded afterwards.
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - context: The store's state and error reporting.
+  ///   - next: Passes an action on to the rest of the chain and the reducers.
+  /// - Throws: ``UndoError/commandInBatch`` for a `Batch` holding an ``UndoAction``; the
+  ///   `DispatchError` of the rest of the chain.
+  public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
+    throws
+  {
+    if try engine.handle(action, context: context, next: next) {
+      registrar.withMutation(of: self, keyPath: \.status) {}
+    }
+  }
+
+  /// Joins a store; the middleware serves one store at a time.
+  ///
+  /// - Parameter store: The store's identity.
+  /// - Throws: ``UndoError/alreadyAttached(name:)`` when it already serves a store.
+  public func willAttach(to store: ObjectIdentifier) throws {
+    try engine.attach(to: store)
+  }
+
+  /// Leaves a store and forgets its history; the middleware may then serve another store.
+  ///
+  /// - Parameter store: The store's identity.
+  public func didDetach(from store: ObjectIdentifier) {
+    if engine.detach(from: store) {
+      registrar.withMutation(of: self, keyPath: \.status) {}
+    }
+  }
+}
+
+extension UndoMiddleware where State: Equatable {
+  /// Creates an undo middleware that tracks the whole state.
+  ///
+  /// - Parameters:
+  ///   - limit: The most steps kept, past and future together; at least 1.
+  ///   - filter: Whether an action makes an undo step. An action filtered out still changes
+  ///     the state; undo and redo never land on a state only it produced. Default: every action.
+  ///   - groupBy: A key for each action: consecutive actions with the same non-nil key make
+  ///     one step (typing in one field). Default: no grouping.
+  ///   - label: The name of the step an action starts, for "Undo Typing" menus.
+  ///   - name: The middleware's name in the chain.
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1.
+  public convenience init(
+    limit: Int = 100,
+    filter: (@Sendable (any Action) -> Bool)? = nil,
+    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)? = nil,
+    label: (@Sendable (any Action) -> String?)? = nil,
+    name: String = "UndoMiddleware"
+  ) throws(UndoError) {
+    guard limit >= 1 else { throw .invalidLimit(limit) }
+    let options = UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label)
+    let engine = UndoRecorder<State, State>(
+      name: name, options: options, read: { $0 }, embed: { _, state in state })
+    self.init(name: name, limit: limit, engine: engine)
+  }
+}

@@ -1,0 +1,77 @@
+import Reduce
+import ReduceUndo
+import Testing
+
+/// An action a thunk-like middleware turns into work that dispatches an edit later.
+struct LoadStarter: Action {}
+
+/// Actions held back by a throttle or created by a thunk reach the undo middleware later.
+///
+/// They arrive in their own dispatch turn. `ReduceThrottle` and `ReduceThunk` are simulated here by small middleware
+/// of the same shape, placed before the undo middleware as the guides recommend.
+@Suite struct UndoDeferredTests {
+  @Test(
+    "an action whose next is called later from a task (a throttle) records normally",
+    .timeLimit(.minutes(1)))
+  func deferredNext() async throws {
+    let tasks = TaskList()
+    let throttle = AnyMiddleware<Editor>(name: "throttle") { action, _, next in
+      guard action is Edit else { return try next(action) }
+      tasks.add(Task { try next(action) })
+    }
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let store = try makeStore(undo, before: [throttle])
+
+    try store.send(Edit.type("a"))
+    try await tasks.waitForAll()
+    #expect(store.state.document.text == "a")
+    #expect(undo.pastCount == 1)
+    try store.send(UndoAction.undo)
+    #expect(store.state.document.text == "")
+    try store.send(UndoAction.redo)
+    #expect(store.state.document.text == "a")
+  }
+
+  @Test(
+    "an action dispatched by middleware from a task (a thunk) records normally",
+    .timeLimit(.minutes(1)))
+  func dispatchedFromTask() async throws {
+    let tasks = TaskList()
+    let thunk = AnyMiddleware<Editor>(name: "thunk") { action, context, next in
+      guard action is LoadStarter else { return try next(action) }
+      tasks.add(
+        Task {
+          _ = try context.dispatch(Batch([Edit.rename("Starter"), Edit.type("milk")])).get()
+          _ = try context.dispatch(Edit.type(", eggs")).get()
+        })
+    }
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let store = try makeStore(undo, before: [thunk])
+
+    try store.send(LoadStarter())
+    try await tasks.waitForAll()
+    #expect(store.state.document == Document(text: "milk, eggs", title: "Starter"))
+    #expect(undo.pastCount == 2)
+    try store.send(UndoAction.undo)
+    #expect(store.state.document == Document(text: "milk", title: "Starter"))
+    try store.send(UndoAction.undo)
+    #expect(store.state.document == Document())
+  }
+
+  @Test("an action a middleware dispatches while handling another records as its own step")
+  func dispatchedDuringHandle() throws {
+    let autocorrect = AnyMiddleware<Editor>(name: "autocorrect") { action, context, next in
+      try next(action)
+      if action is Edit, context.state.document.text.hasSuffix("teh") {
+        context.dispatch(Batch([Edit.deleteLast, Edit.deleteLast, Edit.type("he")]))
+      }
+    }
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let store = try makeStore(undo, before: [autocorrect])
+    try store.send(Edit.type("teh"))
+    #expect(store.state.document.text == "the")
+    #expect(undo.pastCount == 2)
+    try store.send(UndoAction.undo)
+    #expect(store.state.document.text == "teh")
+  }
+}

@@ -1,0 +1,146 @@
+import Reduce
+import ReduceUndo
+import Testing
+
+// The Usage example of Guides/Undo.md, kept here so that it keeps compiling and doing what the
+// guide says. Keep the two in step.
+
+enum GuideExample {
+  struct TextEditor: Equatable, Sendable {
+    var document = Page()
+    var cursor = 0
+  }
+
+  struct Page: Equatable, Sendable {
+    var title = "Untitled"
+    var text = ""
+  }
+
+  enum EditAction: Action {
+    case typed(String)
+    case deletedBackward
+    case renamed(String)
+  }
+
+  enum CursorAction: Action {
+    case moved(to: Int)
+  }
+
+  static func makeEditor() throws -> (Store<TextEditor>, UndoMiddleware<TextEditor>) {
+    let page = Mutator(\TextEditor.document) { (page: inout Page, action: EditAction) in
+      switch action {
+      case .typed(let text): page.text += text
+      case .deletedBackward: if !page.text.isEmpty { page.text.removeLast() }
+      case .renamed(let title): page.title = title
+      }
+    }
+    let cursor = Mutator(\TextEditor.cursor) { (cursor: inout Int, action: CursorAction) in
+      if case .moved(let position) = action { cursor = position }
+    }
+    let undo = try UndoMiddleware<TextEditor>(
+      scope: \.document,
+      limit: 500,
+      groupBy: { action in
+        guard case .typed? = action as? EditAction else { return nil }
+        return "typing"
+      },
+      label: { action in
+        switch action as? EditAction {
+        case .typed: "Typing"
+        case .deletedBackward: "Delete"
+        case .renamed: "Rename"
+        case nil: nil
+        }
+      })
+    let store = try Store(
+      initialState: TextEditor(), mutators: [page, cursor], middleware: [undo])
+    return (store, undo)
+  }
+}
+
+@Suite struct UndoGuideExampleTests {
+  @Test("the guide's text editor behaves as the guide says")
+  func textEditor() throws {
+    typealias EditAction = GuideExample.EditAction
+    typealias CursorAction = GuideExample.CursorAction
+    let (store, undo) = try GuideExample.makeEditor()
+
+    store.dispatch(EditAction.typed("Hel"))
+    store.dispatch(EditAction.typed("lo"))  // same group key: still one step
+    store.dispatch(CursorAction.moved(to: 2))  // outside the scope: not recorded
+    store.dispatch(EditAction.renamed("Greeting"))
+    #expect(undo.undoLabel == "Rename")
+    #expect(undo.pastCount == 2)
+
+    store.dispatch(UndoAction.undo)  // the title is "Untitled" again
+    #expect(store.state.document == GuideExample.Page(title: "Untitled", text: "Hello"))
+    store.dispatch(UndoAction.undo)  // the text is empty again; the cursor stays at 2
+    #expect(store.state == GuideExample.TextEditor(document: GuideExample.Page(), cursor: 2))
+    #expect(undo.redoLabel == "Typing")
+    #expect(undo.futureCount == 2)
+
+    store.dispatch(UndoAction.beginGroup(label: "Replace"))
+    store.dispatch(EditAction.deletedBackward)
+    store.dispatch(EditAction.typed("Hi"))
+    store.dispatch(UndoAction.endGroup)
+    #expect(undo.undoLabel == "Replace")
+    #expect(!undo.canRedo)
+  }
+}
+
+extension UndoGuideExampleTests {
+  typealias TextEditor = GuideExample.TextEditor
+  typealias EditAction = GuideExample.EditAction
+  typealias CursorAction = GuideExample.CursorAction
+
+  @Test("the guide's option snippets compile and do what the guide says")
+  func optionSnippets() throws {
+    let everything = try UndoMiddleware<TextEditor>()
+    let titleOnly = try UndoMiddleware<TextEditor>(
+      scope: Lens(get: { $0.document.title }, set: { $0.document.title = $1 }))
+    let long = try UndoMiddleware<TextEditor>(scope: \.document, limit: 10_000)
+    let noCursorSteps = try UndoMiddleware<TextEditor>(filter: { !($0 is CursorAction) })
+    let perField = try UndoMiddleware<TextEditor>(
+      scope: \.document,
+      groupBy: { action in
+        switch action as? EditAction {
+        case .typed: "text"
+        case .renamed: "title"
+        default: nil
+        }
+      })
+    #expect(everything.limit == 100 && long.limit == 10_000)
+
+    let actions: [any Action] = [
+      EditAction.typed("a"), EditAction.typed("b"), CursorAction.moved(to: 1),
+      EditAction.renamed("T"), EditAction.renamed("Ti"), EditAction.typed("c"),
+    ]
+    let expected: [(UndoMiddleware<TextEditor>, Int)] = [
+      (everything, 6), (titleOnly, 2), (long, 5), (noCursorSteps, 5), (perField, 3),
+    ]
+    for (undo, steps) in expected {
+      let (store, _) = try GuideExample.makeEditor()
+      #expect(store.removeMiddleware(named: "UndoMiddleware"))
+      try store.use(undo)
+      try store.send(contentsOf: actions)
+      #expect(undo.pastCount == steps)
+    }
+  }
+
+  @Test(
+    "the guide's status loop sees the current status, then each change", .timeLimit(.minutes(1)))
+  func statusLoop() async throws {
+    let (store, undo) = try GuideExample.makeEditor()
+    store.dispatch(EditAction.typed("a"))
+    let lines = Task {
+      var lines: [String] = []
+      for await status in undo.statuses {
+        lines.append(status.canUndo ? "Undo \(status.undoLabel ?? "")" : "Nothing to undo")
+        if lines.count == 1 { store.dispatch(UndoAction.undo) }
+        if lines.count == 2 { break }
+      }
+      return lines
+    }
+    #expect(await lines.value == ["Undo Typing", "Nothing to undo"])
+  }
+}
