@@ -18,13 +18,14 @@ public struct Lens<State, Substate>: Sendable {
   public let get: @Sendable (State) -> Substate
   /// Writes a substate into a state.
   public let set: @Sendable (inout State, Substate) -> Void
-  let keyPath: (WritableKeyPath<State, Substate> & Sendable)?
+  @usableFromInline let keyPath: (WritableKeyPath<State, Substate> & Sendable)?
 
   /// Creates a lens from a getter and a setter.
   ///
   /// - Parameters:
   ///   - get: Reads the substate from a state.
   ///   - set: Writes a substate into a state.
+  @inlinable
   public init(
     get: @escaping @Sendable (State) -> Substate,
     set: @escaping @Sendable (inout State, Substate) -> Void
@@ -37,6 +38,7 @@ public struct Lens<State, Substate>: Sendable {
   /// Creates a lens that reads and writes through a key path.
   ///
   /// - Parameter keyPath: The path of the substate.
+  @inlinable
   public init(_ keyPath: WritableKeyPath<State, Substate> & Sendable) {
     self.get = { $0[keyPath: keyPath] }
     self.set = { $0[keyPath: keyPath] = $1 }

@@ -1,3 +1,5 @@
+public import Synchronization
+
 /// A plugin in a store's dispatch chain: it sees every action before the reducers do.
 ///
 /// A middleware may pass the action on (`try next(action)`), pass another action instead
@@ -112,11 +114,20 @@ public struct AnyMiddleware<State: Sendable>: Middleware {
 /// the chain and the reducers then run serialized with every other dispatch, with the chain the
 /// dispatch started with. A `next` kept after its store is deinitialised delivers nothing.
 public struct Next<State: Sendable>: Sendable {
-  let core: StoreCore<State>
-  let chain: [MiddlewareEntry<State>]
-  let index: Int
-  let item: UInt64
-  let thread = ThreadID.current
+  @usableFromInline let core: StoreCore<State>
+  @usableFromInline let chain: [MiddlewareEntry<State>]
+  @usableFromInline let index: Int
+  @usableFromInline let item: UInt64
+  @usableFromInline let thread: ThreadID
+
+  @inlinable
+  init(core: StoreCore<State>, chain: [MiddlewareEntry<State>], index: Int, item: UInt64) {
+    self.core = core
+    self.chain = chain
+    self.index = index
+    self.item = item
+    self.thread = ThreadID.current
+  }
 
   /// Passes an action on.
   ///
@@ -124,6 +135,7 @@ public struct Next<State: Sendable>: Sendable {
   /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers. A call made
   ///   after its dispatch ended runs as a dispatch of its own: its failure is also published on
   ///   ``Store/errors`` and given to the fallback.
+  @inlinable
   public func callAsFunction(_ action: some Action) throws(DispatchError) {
     if core.activeItem.load(ordering: .acquiring) == item, thread == ThreadID.current {
       try core.runChain(action, chain, from: index, item: item)
@@ -135,16 +147,30 @@ public struct Next<State: Sendable>: Sendable {
 
 /// What a middleware can do with its store besides passing the action on.
 public struct MiddlewareContext<State: Sendable>: Sendable {
-  let core: StoreCore<State>
+  @usableFromInline let core: StoreCore<State>
   /// The name of the middleware this context was given to.
   public let middlewareName: String
   /// The action being handled.
   public let action: any Action
 
+  @inlinable
+  init(core: StoreCore<State>, middlewareName: String, action: any Action) {
+    self.core = core
+    self.middlewareName = middlewareName
+    self.action = action
+  }
+
+  /// The identity of the store this context belongs to, as given to
+  /// ``Middleware/willAttach(to:)`` and ``Middleware/didDetach(from:)``.
+  ///
+  /// A middleware that keeps per-store data checks it to ignore a kept `next` of a store it has
+  /// left.
+  @inlinable public var storeID: ObjectIdentifier { core.identifier }
+
   /// The store's current state.
   ///
   /// During `handle` it is the state before the action, or after it once `next` returned.
-  public var state: State { core.readState() }
+  @inlinable public var state: State { core.readState() }
 
   /// Dispatches an action from the top of the chain.
   ///
@@ -154,7 +180,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///
   /// - Parameter action: The action to dispatch.
   /// - Returns: The state after the action, or why it failed.
-  @discardableResult
+  @inlinable @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
     core.dispatch(action)
   }

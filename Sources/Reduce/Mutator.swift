@@ -23,12 +23,13 @@
 public struct Mutator<State: Sendable>: Sendable {
   /// The mutator's unique key in a store.
   public let key: MutatorKey
-  let access: SubstateAccessBase<State>
+  @usableFromInline let access: SubstateAccessBase<State>
   let keyIsDefault: Bool
   private(set) var handlers: [HandlerBox<State>] = []
   private(set) var handlerProblem: RegistrationError?
 
-  private init<Substate>(key: MutatorKey?, lens: Lens<State, Substate>) {
+  @usableFromInline
+  init<Substate>(key: MutatorKey?, lens: Lens<State, Substate>) {
     let access = SubstateAccess(lens: lens)
     self.access = access
     self.keyIsDefault = key == nil
@@ -46,6 +47,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - keyPath: The stored property the mutator reduces.
   ///   - key: The mutator's key; defaults to the key path's description (`\AppState.counter`).
   ///   - reduce: Changes the substate in place for an action.
+  @inlinable
   public init<Substate, A: Action, E: Error>(
     _ keyPath: WritableKeyPath<State, Substate> & Sendable,
     key: MutatorKey? = nil,
@@ -61,6 +63,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - keyPath: The stored property the mutator reduces.
   ///   - key: The mutator's key; defaults to the key path's description.
   ///   - reduce: Changes the substate in place for any action.
+  @inlinable
   public init<Substate, E: Error>(
     _ keyPath: WritableKeyPath<State, Substate> & Sendable,
     key: MutatorKey? = nil,
@@ -76,6 +79,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - keyPath: The stored property the mutator reduces.
   ///   - key: The mutator's key; defaults to the key path's description.
   ///   - reduce: Returns the new substate from the whole state and an action.
+  @inlinable
   public init<Substate, A: Action, E: Error>(
     _ keyPath: WritableKeyPath<State, Substate> & Sendable,
     key: MutatorKey? = nil,
@@ -93,6 +97,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - key: The mutator's key.
   ///   - lens: Reads and writes the substate.
   ///   - reduce: Changes the substate for an action.
+  @inlinable
   public init<Substate, A: Action, E: Error>(
     key: MutatorKey,
     lens: Lens<State, Substate>,
@@ -108,6 +113,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - key: The mutator's key.
   ///   - lens: Reads and writes the substate.
   ///   - reduce: Changes the substate for any action.
+  @inlinable
   public init<Substate, E: Error>(
     key: MutatorKey,
     lens: Lens<State, Substate>,
@@ -123,6 +129,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - key: The mutator's key.
   ///   - lens: Reads and writes the substate.
   ///   - reduce: Returns the new substate from the whole state and an action.
+  @inlinable
   public init<Substate, A: Action, E: Error>(
     key: MutatorKey,
     lens: Lens<State, Substate>,
@@ -143,6 +150,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - type: The action type handled.
   ///   - reduce: Changes the substate in place for an action of that type.
   /// - Returns: The mutator with the new handler.
+  @inlinable
   public func on<Substate, A: Action, E: Error>(
     _ type: A.Type,
     _ reduce: @escaping @Sendable (inout Substate, A) throws(E) -> Void
@@ -161,6 +169,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - type: `(any Action).self`.
   ///   - reduce: Changes the substate in place for any action.
   /// - Returns: The mutator with the new handler.
+  @inlinable
   public func on<Substate, E: Error>(
     _ type: (any Action).Type,
     _ reduce: @escaping @Sendable (inout Substate, any Action) throws(E) -> Void
@@ -176,6 +185,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - type: The action type handled.
   ///   - reduce: Returns the new substate from the whole state and an action of that type.
   /// - Returns: The mutator with the new handler.
+  @inlinable
   public func on<Substate, A: Action, E: Error>(
     _ type: A.Type,
     reduce: @escaping @Sendable (State, A) throws(E) -> Substate
@@ -185,7 +195,8 @@ public struct Mutator<State: Sendable>: Sendable {
     }
   }
 
-  private func adding<Substate>(
+  @usableFromInline
+  func adding<Substate>(
     _ substate: Substate.Type,
     _ action: (any Action.Type)?,
     _ make: (SubstateAccess<State, Substate>) -> HandlerBox<State>

@@ -12,7 +12,7 @@ public import Observation
 /// let state = try store.dispatch(CounterAction.incremented(by: 2)).get()
 /// ```
 public final class Store<State: Sendable>: Sendable, Observable {
-  let core: StoreCore<State>
+  @usableFromInline let core: StoreCore<State>
 
   /// Creates a store.
   ///
@@ -104,7 +104,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///
   /// - Parameter action: The action.
   /// - Returns: The state after the action and its follow-ups, or why the action failed.
-  @discardableResult
+  @inlinable @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
     core.dispatch(action)
   }

@@ -2,13 +2,14 @@
 ///
 /// `@unchecked Sendable`: every property is a `let` holding a `Sendable` value (key paths and
 /// lens closures are `Sendable`); the class is never mutated after `init`.
+@usableFromInline
 class SubstateAccessBase<State>: @unchecked Sendable {
   /// The substate's type, to check the handlers' annotations against.
   let substateType: Any.Type
   /// The key path, for equality (overlap) checks; nil for a lens built from closures.
   let keyPath: AnyKeyPath?
   /// The bytes of `State` the substate occupies, where the key path is a stored-property path.
-  let byteRange: Range<Int>?
+  @usableFromInline let byteRange: Range<Int>?
   /// The key path's description, where there is a key path.
   let pathDescription: String?
 
@@ -30,9 +31,10 @@ class SubstateAccessBase<State>: @unchecked Sendable {
 }
 
 /// Typed access to the substate of one mutator, through a key path (reduced in place) or a lens.
+@usableFromInline
 final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @unchecked Sendable {
-  let writableKeyPath: (WritableKeyPath<State, Substate> & Sendable)?
-  let lens: Lens<State, Substate>
+  @usableFromInline let writableKeyPath: (WritableKeyPath<State, Substate> & Sendable)?
+  @usableFromInline let lens: Lens<State, Substate>
 
   init(lens: Lens<State, Substate>) {
     self.lens = lens
@@ -44,9 +46,24 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
   }
 
   /// Wraps an `inout` reducer of the substate as a reducer of the whole state.
-  func lift<A>(
-    _ body: @escaping @Sendable (inout Substate, A) throws -> Void
+  ///
+  /// A stored-property path is reduced through a pointer at the property's offset
+  /// (`MemoryLayout.offset(of:)` documents this use), in place and without a key-path
+  /// projection; other key paths through the key path, in place; a closure lens by copying the
+  /// substate out and back.
+  @inlinable
+  func lift<A, E: Error>(
+    _ body: @escaping @Sendable (inout Substate, A) throws(E) -> Void
   ) -> @Sendable (inout State, A) throws -> Void {
+    if let offset = byteRange?.lowerBound {
+      return { state, action in
+        try withUnsafeMutablePointer(to: &state) { pointer throws(E) in
+          let substate = UnsafeMutableRawPointer(pointer).advanced(by: offset)
+            .assumingMemoryBound(to: Substate.self)
+          try body(&substate.pointee, action)
+        }
+      }
+    }
     if let path = writableKeyPath {
       return { state, action in try body(&state[keyPath: path], action) }
     }
@@ -59,8 +76,9 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
   }
 
   /// Wraps a pure reducer, which returns the new substate, as a reducer of the whole state.
-  func lift<A>(
-    pure body: @escaping @Sendable (State, A) throws -> Substate
+  @inlinable
+  func lift<A, E: Error>(
+    pure body: @escaping @Sendable (State, A) throws(E) -> Substate
   ) -> @Sendable (inout State, A) throws -> Void {
     let lens = lens
     return { state, action in lens.set(&state, try body(state, action)) }
@@ -70,13 +88,14 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
 /// One handler of a mutator, erased over its action type.
 ///
 /// `@unchecked Sendable`: immutable after `init`; its subclasses store `Sendable` closures only.
+@usableFromInline
 class HandlerBox<State>: @unchecked Sendable {
   /// The action type handled, or nil for a handler of every action.
-  let actionType: ObjectIdentifier?
+  @usableFromInline let actionType: ObjectIdentifier?
   /// The action type's name, for error messages.
   let actionName: String
   /// False when the handler's closure is `throws(Never)`: it can be reduced in place.
-  let mayThrow: Bool
+  @usableFromInline let mayThrow: Bool
 
   init(actionType: ObjectIdentifier?, actionName: String, mayThrow: Bool) {
     self.actionType = actionType
@@ -86,9 +105,11 @@ class HandlerBox<State>: @unchecked Sendable {
 }
 
 /// A handler of one action type.
+@usableFromInline
 final class TypedHandler<State, A: Action>: HandlerBox<State>, @unchecked Sendable {
-  let body: @Sendable (inout State, A) throws -> Void
+  @usableFromInline let body: @Sendable (inout State, A) throws -> Void
 
+  @usableFromInline
   init(mayThrow: Bool, body: @escaping @Sendable (inout State, A) throws -> Void) {
     self.body = body
     super.init(
@@ -98,9 +119,11 @@ final class TypedHandler<State, A: Action>: HandlerBox<State>, @unchecked Sendab
 }
 
 /// A handler of every action.
+@usableFromInline
 final class AnyActionHandler<State>: HandlerBox<State>, @unchecked Sendable {
-  let body: @Sendable (inout State, any Action) throws -> Void
+  @usableFromInline let body: @Sendable (inout State, any Action) throws -> Void
 
+  @usableFromInline
   init(mayThrow: Bool, body: @escaping @Sendable (inout State, any Action) throws -> Void) {
     self.body = body
     super.init(actionType: nil, actionName: "any Action", mayThrow: mayThrow)

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-  import Glibc
+  public import Glibc
 #elseif canImport(Musl)
-  import Musl
+  public import Musl
 #elseif canImport(Darwin)
-  import Darwin
+  public import Darwin
 #endif
 
 /// The one lock type of the package: a pthread mutex with its condition variables.
@@ -14,9 +14,11 @@
 ///
 /// It is `@unchecked Sendable` because all of its state lives behind the pthread mutex, which is
 /// allocated once at a stable address and destroyed in `deinit`.
+@usableFromInline
 final class Lock: @unchecked Sendable {
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
+  @usableFromInline
   init() {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
@@ -30,10 +32,12 @@ final class Lock: @unchecked Sendable {
     mutex.deallocate()
   }
 
+  @inlinable
   func lock() {
     pthread_mutex_lock(mutex)
   }
 
+  @inlinable
   func unlock() {
     pthread_mutex_unlock(mutex)
   }
@@ -41,7 +45,7 @@ final class Lock: @unchecked Sendable {
   /// Runs `body` holding the lock.
   ///
   /// `body` must not call user code.
-  @inline(__always)
+  @inlinable
   func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
@@ -49,6 +53,7 @@ final class Lock: @unchecked Sendable {
   }
 
   /// Blocks until `condition` is signalled; the lock must be held, and is held again on return.
+  @inlinable
   func wait(on condition: Condition) {
     pthread_cond_wait(condition.pointer, mutex)
   }
@@ -58,9 +63,11 @@ final class Lock: @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: the pthread condition is allocated once at a stable address and used
 /// only together with the lock that guards the predicate it signals.
+@usableFromInline
 final class Condition: @unchecked Sendable {
-  fileprivate let pointer: UnsafeMutablePointer<pthread_cond_t>
+  @usableFromInline let pointer: UnsafeMutablePointer<pthread_cond_t>
 
+  @usableFromInline
   init() {
     pointer = .allocate(capacity: 1)
     pointer.initialize(to: pthread_cond_t())
@@ -74,15 +81,23 @@ final class Condition: @unchecked Sendable {
     pointer.deallocate()
   }
 
+  @inlinable
   func broadcast() {
     pthread_cond_broadcast(pointer)
   }
 }
 
 /// The identity of the calling thread, for telling a re-entrant dispatch from a concurrent one.
+@usableFromInline
 struct ThreadID: Equatable, Sendable {
-  private let raw: UInt
+  @usableFromInline let raw: UInt
 
+  @usableFromInline
+  init(raw: UInt) {
+    self.raw = raw
+  }
+
+  @inlinable
   static var current: ThreadID {
     #if canImport(Darwin)
       ThreadID(raw: UInt(bitPattern: pthread_self()))

@@ -1,10 +1,11 @@
-import Synchronization
+public import Synchronization
 
 /// A flag shared by a ``Subscription`` and its observer: once set, the observer is never called.
+@usableFromInline
 final class CancellationFlag: Sendable {
-  private let cancelled = Atomic<Bool>(false)
+  @usableFromInline let cancelled = Atomic<Bool>(false)
 
-  var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+  @inlinable var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
   /// Sets the flag; returns true for the call that set it.
   func cancel() -> Bool {
@@ -13,7 +14,9 @@ final class CancellationFlag: Sendable {
 }
 
 /// One observer of a store, of any kind, with its place in the subscription order.
+@usableFromInline
 final class Sink<State: Sendable>: Sendable {
+  @usableFromInline
   enum Delivery: Sendable {
     /// A whole-state observer.
     case state(@Sendable (State) -> Void)
@@ -23,9 +26,9 @@ final class Sink<State: Sendable>: Sendable {
     case value(@Sendable () -> Void)
   }
 
-  let id: UInt64
-  let flag: CancellationFlag
-  let delivery: Delivery
+  @usableFromInline let id: UInt64
+  @usableFromInline let flag: CancellationFlag
+  @usableFromInline let delivery: Delivery
   /// Ends an async sequence fed by this sink when the store goes away.
   let finish: (@Sendable () -> Void)?
 
@@ -40,6 +43,7 @@ final class Sink<State: Sendable>: Sendable {
 }
 
 /// The last value a key path had, shared by every observer of that key path.
+@usableFromInline
 protocol ScopedValue<State>: AnyObject, Sendable {
   associatedtype State
   var keyPath: AnyKeyPath { get }
@@ -71,20 +75,26 @@ final class KeyPathValue<State, Value: Equatable & Sendable>: ScopedValue, @unch
 }
 
 /// The observers of one key path.
+@usableFromInline
 struct ScopedGroup<State: Sendable>: Sendable {
-  let value: any ScopedValue<State>
-  var sinks: [Sink<State>]
+  @usableFromInline let value: any ScopedValue<State>
+  @usableFromInline var sinks: [Sink<State>]
 }
 
 /// Every observer of a store: a value snapshot, copied out under the lock for each action.
+@usableFromInline
 struct Observers<State: Sendable>: Sendable {
-  var whole: [Sink<State>] = []
-  var changes: [Sink<State>] = []
-  var groups: [ScopedGroup<State>] = []
+  @usableFromInline var whole: [Sink<State>] = []
+  @usableFromInline var changes: [Sink<State>] = []
+  @usableFromInline var groups: [ScopedGroup<State>] = []
 
-  var isEmpty: Bool { whole.isEmpty && changes.isEmpty && groups.isEmpty }
+  @usableFromInline
+  init() {}
+
+  @inlinable var isEmpty: Bool { whole.isEmpty && changes.isEmpty && groups.isEmpty }
 
   /// Whether notifying these observers needs the state from before the action.
+  @inlinable
   func needOldState(stateIsEquatable: Bool) -> Bool {
     !changes.isEmpty || (stateIsEquatable && !whole.isEmpty)
   }

@@ -1,14 +1,16 @@
 /// One step of a route: the handler of one mutator for one action type.
+@usableFromInline
 struct RouteStep<State>: Sendable {
-  let key: MutatorKey
-  let handler: HandlerBox<State>
+  @usableFromInline let key: MutatorKey
+  @usableFromInline let handler: HandlerBox<State>
 }
 
 /// The handlers that run for one action type, in registration order.
+@usableFromInline
 struct Route<State>: Sendable {
-  let steps: [RouteStep<State>]
+  @usableFromInline let steps: [RouteStep<State>]
   /// Whether any step may throw: the store then keeps the old state to roll back to.
-  let mayThrow: Bool
+  @usableFromInline let mayThrow: Bool
 
   init(_ steps: [RouteStep<State>]) {
     self.steps = steps
@@ -28,16 +30,41 @@ struct RegisteredMutator<State: Sendable>: Sendable {
 /// registration so that a dispatch sees either the old or the new set, never half.
 ///
 /// `@unchecked Sendable`: immutable after `init`, and every stored value is `Sendable`.
+@usableFromInline
 final class Registry<State: Sendable>: @unchecked Sendable {
   let entries: [RegisteredMutator<State>]
-  private let routes: [ObjectIdentifier: Route<State>]
+  /// An open-addressing table from action type (`UInt(bitPattern:)` of its identifier; 0 marks
+  /// an empty slot) to route, at most half full, probed linearly.
+  @usableFromInline let tableKeys: [UInt]
+  @usableFromInline let tableRoutes: [Route<State>]
+  @usableFromInline let tableShift: UInt
   /// The route of an action type no mutator names: the handlers of every action.
-  private let anyActionRoute: Route<State>
+  @usableFromInline let anyActionRoute: Route<State>
 
   init(_ entries: [RegisteredMutator<State>] = []) {
     self.entries = entries
-    var routes: [ObjectIdentifier: Route<State>] = [:]
-    let actionTypes = Set(entries.flatMap { $0.mutator.handlers.compactMap(\.actionType) })
+    let anyActionRoute = Route(
+      entries.compactMap { entry in
+        entry.mutator.handlers.first { $0.actionType == nil }.map {
+          RouteStep(key: entry.mutator.key, handler: $0)
+        }
+      })
+    self.anyActionRoute = anyActionRoute
+    var actionTypes: [ObjectIdentifier] = []
+    for entry in entries {
+      for case let actionType? in entry.mutator.handlers.map(\.actionType)
+      where !actionTypes.contains(actionType) {
+        actionTypes.append(actionType)
+      }
+    }
+    var capacity = 2
+    var bits: UInt = 1
+    while capacity < actionTypes.count * 2 {
+      capacity *= 2
+      bits += 1
+    }
+    var keys = [UInt](repeating: 0, count: capacity)
+    var routes = [Route<State>](repeating: anyActionRoute, count: capacity)
     for actionType in actionTypes {
       var steps: [RouteStep<State>] = []
       for entry in entries {
@@ -49,15 +76,21 @@ final class Registry<State: Sendable>: @unchecked Sendable {
           steps.append(RouteStep(key: mutator.key, handler: any))
         }
       }
-      routes[actionType] = Route(steps)
+      let key = UInt(bitPattern: actionType)
+      var index = Self.slot(of: key, shift: UInt(UInt.bitWidth) - bits)
+      while keys[index] != 0 { index = (index + 1) & (capacity - 1) }
+      keys[index] = key
+      routes[index] = Route(steps)
     }
-    self.routes = routes
-    self.anyActionRoute = Route(
-      entries.compactMap { entry in
-        entry.mutator.handlers.first { $0.actionType == nil }.map {
-          RouteStep(key: entry.mutator.key, handler: $0)
-        }
-      })
+    self.tableKeys = keys
+    self.tableRoutes = routes
+    self.tableShift = UInt(UInt.bitWidth) - bits
+  }
+
+  /// The first slot to probe for a key: Fibonacci hashing of the identifier's bits.
+  @inlinable
+  static func slot(of key: UInt, shift: UInt) -> Int {
+    Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
   }
 
   var keys: [MutatorKey] { entries.map(\.mutator.key) }
@@ -65,9 +98,17 @@ final class Registry<State: Sendable>: @unchecked Sendable {
   /// The handlers that run for actions of the type `actionType`.
   ///
   /// - Complexity: O(1): one dictionary look-up, whatever the number of mutators.
-  @inline(__always)
+  @inlinable
   func route(for actionType: ObjectIdentifier) -> Route<State> {
-    routes[actionType] ?? anyActionRoute
+    let key = UInt(bitPattern: actionType)
+    let mask = tableKeys.count - 1
+    var index = Self.slot(of: key, shift: tableShift)
+    while true {
+      let candidate = tableKeys[index]
+      if candidate == key { return tableRoutes[index] }
+      if candidate == 0 { return anyActionRoute }
+      index = (index + 1) & mask
+    }
   }
 
   /// Checks a mutator against this registry and the current state.

@@ -1,4 +1,12 @@
 extension StoreCore {
+  /// Changes the observers; the lock must be held.
+  private func updateObserversLocked<R>(_ body: (inout Observers<State>) -> R) -> R {
+    var observers = fields.pointee.observers?.observers ?? Observers()
+    let result = body(&observers)
+    fields.pointee.observers = observers.isEmpty ? nil : ObserverSnapshot(observers)
+    return result
+  }
+
   /// Adds a whole-state observer and calls it with the current state, holding the turn so that
   /// it sees every later change exactly once.
   func subscribe(
@@ -8,11 +16,13 @@ extension StoreCore {
       let flag = CancellationFlag()
       let (id, state, isOpen) = lock.withLock {
         let id = makeIDLocked()
+        let closed = fields.pointee.closed
         if !closed {
-          observers.whole.append(
-            Sink(id: id, flag: flag, delivery: .state(observer), finish: finish))
+          updateObserversLocked {
+            $0.whole.append(Sink(id: id, flag: flag, delivery: .state(observer), finish: finish))
+          }
         }
-        return (id, slot, !closed)
+        return (id, fields.pointee.slot, !closed)
       }
       if let state { observer(state) }
       if !isOpen { finish?() }
@@ -27,8 +37,10 @@ extension StoreCore {
     let flag = CancellationFlag()
     let id = lock.withLock {
       let id = makeIDLocked()
-      if !closed {
-        observers.changes.append(Sink(id: id, flag: flag, delivery: .change(observer), finish: nil))
+      if !fields.pointee.closed {
+        updateObserversLocked {
+          $0.changes.append(Sink(id: id, flag: flag, delivery: .change(observer), finish: nil))
+        }
       }
       return id
     }
@@ -45,18 +57,21 @@ extension StoreCore {
       let flag = CancellationFlag()
       // Holding the turn, the committed state cannot change under us.
       let existing = lock.withLock {
-        observers.groups.first { $0.value.keyPath == path }?.value as? KeyPathValue<State, Value>
+        fields.pointee.observers?.observers.groups.first { $0.value.keyPath == path }?.value
+          as? KeyPathValue<State, Value>
       }
       let value = existing ?? KeyPathValue(path: path, initial: readState()[keyPath: path])
       let delivery = Sink<State>.Delivery.value { observer(value.last) }
       let (id, isOpen) = lock.withLock {
         let id = makeIDLocked()
-        guard !closed else { return (id, false) }
+        guard !fields.pointee.closed else { return (id, false) }
         let sink = Sink(id: id, flag: flag, delivery: delivery, finish: finish)
-        if let index = observers.groups.firstIndex(where: { $0.value === value }) {
-          observers.groups[index].sinks.append(sink)
-        } else {
-          observers.groups.append(ScopedGroup(value: value, sinks: [sink]))
+        updateObserversLocked { observers in
+          if let index = observers.groups.firstIndex(where: { $0.value === value }) {
+            observers.groups[index].sinks.append(sink)
+          } else {
+            observers.groups.append(ScopedGroup(value: value, sinks: [sink]))
+          }
         }
         return (id, true)
       }
@@ -70,9 +85,11 @@ extension StoreCore {
     Subscription(flag: flag) { [weak self] in
       guard let self else { return }
       let removed: Sink<State>? = self.lock.withLock {
-        let sink = self.observers.allSinks.first { $0.id == id }
-        _ = self.observers.remove(id)
-        return sink
+        self.updateObserversLocked { observers in
+          let sink = observers.allSinks.first { $0.id == id }
+          _ = observers.remove(id)
+          return sink
+        }
       }
       removed?.finish?()
     }
@@ -84,9 +101,9 @@ extension StoreCore {
     let (stream, continuation) = AsyncStream.makeStream(
       of: DispatchError.self, bufferingPolicy: .bufferingNewest(ErrorSequence.bufferLimit))
     let id: UInt64? = lock.withLock {
-      guard !closed else { return nil }
+      guard !fields.pointee.closed else { return nil }
       let id = makeIDLocked()
-      errorSinks[id] = continuation
+      fields.pointee.errorSinks[id] = continuation
       return id
     }
     guard let id else {
@@ -94,7 +111,8 @@ extension StoreCore {
       return stream
     }
     continuation.onTermination = { [weak self] _ in
-      _ = self?.lock.withLock { self?.errorSinks.removeValue(forKey: id) }
+      guard let self else { return }
+      _ = self.lock.withLock { self.fields.pointee.errorSinks.removeValue(forKey: id) }
     }
     return stream
   }

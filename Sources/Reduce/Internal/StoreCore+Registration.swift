@@ -3,12 +3,12 @@ extension StoreCore {
 
   func register(_ mutator: Mutator<State>) throws(RegistrationError) {
     while true {
-      let snapshot = lock.withLock { registry }
+      let snapshot = lock.withLock { fields.pointee.registry }
       // Validation reads the state through `Mirror`, which may run user code: not under the lock.
       let entry = try snapshot.validate(mutator, state: readState())
       let swapped = lock.withLock {
-        guard registry === snapshot else { return false }
-        registry = snapshot.adding(entry)
+        guard fields.pointee.registry === snapshot else { return false }
+        fields.pointee.registry = snapshot.adding(entry)
         return true
       }
       if swapped { return }
@@ -17,17 +17,18 @@ extension StoreCore {
 
   func unregister(_ key: MutatorKey) -> Bool {
     lock.withLock {
-      guard let smaller = registry.removing(key) else { return false }
-      registry = smaller
+      guard let smaller = fields.pointee.registry.removing(key) else { return false }
+      fields.pointee.registry = smaller
       return true
     }
   }
 
-  var mutatorKeys: [MutatorKey] { lock.withLock { registry.keys } }
+  var mutatorKeys: [MutatorKey] { lock.withLock { fields.pointee.registry.keys } }
 
   func validateCoverage() throws(RegistrationError) {
     let state = readState()
-    let covered = Set(lock.withLock { registry.entries }.compactMap { $0.propertyPath?.first })
+    let covered = Set(
+      lock.withLock { fields.pointee.registry.entries }.compactMap { $0.propertyPath?.first })
     let missing = Mirror(reflecting: state).children.compactMap { child -> String? in
       guard let label = child.label, !covered.contains(label) else { return nil }
       return PropertyPath.isZeroSized(child.value) ? nil : label
@@ -39,7 +40,7 @@ extension StoreCore {
 
   func use(_ middleware: any Middleware<State>) throws(RegistrationError) {
     let name = middleware.name
-    let taken = lock.withLock { chain.contains { $0.name == name } }
+    let taken = lock.withLock { fields.pointee.chain.contains { $0.name == name } }
     if taken { throw .duplicateMiddleware(name) }
     do {
       try middleware.willAttach(to: identifier)
@@ -47,8 +48,8 @@ extension StoreCore {
       throw .middlewareRefused(name: name, reason: String(describing: error))
     }
     let added = lock.withLock {
-      guard !chain.contains(where: { $0.name == name }) else { return false }
-      chain.append(MiddlewareEntry(name: name, middleware: middleware))
+      guard !fields.pointee.chain.contains(where: { $0.name == name }) else { return false }
+      fields.pointee.chain.append(MiddlewareEntry(name: name, middleware: middleware))
       return true
     }
     if !added {
@@ -59,12 +60,14 @@ extension StoreCore {
 
   func removeMiddleware(named name: String) -> Bool {
     let removed: MiddlewareEntry<State>? = lock.withLock {
-      guard let index = chain.firstIndex(where: { $0.name == name }) else { return nil }
-      return chain.remove(at: index)
+      guard let index = fields.pointee.chain.firstIndex(where: { $0.name == name }) else {
+        return nil
+      }
+      return fields.pointee.chain.remove(at: index)
     }
     removed?.middleware.didDetach(from: identifier)
     return removed != nil
   }
 
-  var middlewareNames: [String] { lock.withLock { chain.map(\.name) } }
+  var middlewareNames: [String] { lock.withLock { fields.pointee.chain.map(\.name) } }
 }

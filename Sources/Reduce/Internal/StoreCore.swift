@@ -1,18 +1,60 @@
-import Observation
-import Synchronization
+public import Observation
+public import Synchronization
 
 /// A middleware in a store's chain, with the name it was registered under.
+@usableFromInline
 struct MiddlewareEntry<State: Sendable>: Sendable {
-  let name: String
-  let middleware: any Middleware<State>
+  @usableFromInline let name: String
+  @usableFromInline let middleware: any Middleware<State>
 }
 
 /// Work queued for the thread that holds the dispatch turn.
+@usableFromInline
 enum PendingWork<State: Sendable>: Sendable {
   /// An action sent from the top of the chain; a failing fallback action is not fallen back.
   case dispatch(any Action, isFallback: Bool)
   /// A `next` call made after its dispatch ended: the rest of the chain from `index`.
   case resume(any Action, chain: [MiddlewareEntry<State>], index: Int)
+}
+
+/// The observers of a store, as an immutable snapshot: one reference to copy out per action.
+@usableFromInline
+final class ObserverSnapshot<State: Sendable>: Sendable {
+  @usableFromInline let observers: Observers<State>
+
+  init(_ observers: Observers<State>) {
+    self.observers = observers
+  }
+}
+
+/// The mutable state of a ``StoreCore``.
+///
+/// It is kept behind a pointer so that accesses cost no dynamic exclusivity check. Every field is guarded by the core's lock, except those marked
+/// "turn holder only".
+@usableFromInline
+struct CoreFields<State: Sendable> {
+  /// The state; nil while the turn holder reduces it in place.
+  @usableFromInline var slot: State?
+  @usableFromInline var registry = Registry<State>()
+  @usableFromInline var chain: [MiddlewareEntry<State>] = []
+  /// The observers; nil when there are none.
+  @usableFromInline var observers: ObserverSnapshot<State>?
+  @usableFromInline var errorSinks: [UInt64: AsyncStream<DispatchError>.Continuation] = [:]
+  @usableFromInline var closed = false
+  @usableFromInline var owner: ThreadID?
+  @usableFromInline var nextTicket: UInt64 = 0
+  @usableFromInline var nowServing: UInt64 = 0
+  @usableFromInline var waitingForTurn = 0
+  @usableFromInline var waitingForState = 0
+  @usableFromInline var pending: [PendingWork<State>] = []
+  @usableFromInline var pendingHead = 0
+  @usableFromInline var lastID: UInt64 = 0
+  /// Turn holder only: the number of dispatch items processed.
+  @usableFromInline var itemCounter: UInt64 = 0
+
+  init(slot: State) {
+    self.slot = slot
+  }
 }
 
 /// The engine behind a ``Store``: the state, the dispatch turn, the registries and observers.
@@ -21,56 +63,48 @@ enum PendingWork<State: Sendable>: Sendable {
 /// FIFO order. The lock is held only to decide (take a ticket, swap a snapshot, take the state
 /// out, put it back); reducers, middleware and observers run after it is released.
 ///
-/// `@unchecked Sendable`: every mutable property is guarded by `lock`, except those marked
-/// "turn holder only", which only the thread holding the dispatch turn reads or writes.
+/// `@unchecked Sendable`: every mutable field lives in `fields`, guarded by `lock` (or, where
+/// marked, touched only by the thread holding the dispatch turn).
+@usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
-  let lock = Lock()
-  private let turnChanged = Condition()
-  private let stateCommitted = Condition()
-
-  // Guarded by `lock`.
-  /// The state; nil while the turn holder reduces it in place.
-  var slot: State?
-  var registry = Registry<State>()
-  var chain: [MiddlewareEntry<State>] = []
-  var observers = Observers<State>()
-  var errorSinks: [UInt64: AsyncStream<DispatchError>.Continuation] = [:]
-  var closed = false
-  private var owner: ThreadID?
-  private var nextTicket: UInt64 = 0
-  private var nowServing: UInt64 = 0
-  private var waitingForTurn = 0
-  private var waitingForState = 0
-  private var pending: [PendingWork<State>] = []
-  private var pendingHead = 0
-  private var lastID: UInt64 = 0
-
-  // Turn holder only.
-  private var itemCounter: UInt64 = 0
+  @usableFromInline let lock = Lock()
+  @usableFromInline let turnChanged = Condition()
+  @usableFromInline let stateCommitted = Condition()
+  @usableFromInline let fields: UnsafeMutablePointer<CoreFields<State>>
 
   /// The dispatch item being processed by the turn holder (0 when none), so that a `next` can
   /// tell a call inside its own dispatch from a later one without taking the lock.
-  let activeItem = Atomic<UInt64>(0)
+  @usableFromInline let activeItem = Atomic<UInt64>(0)
   /// Set once anything reads `Store.state`, after which Observation is told of every change.
-  let observationEnabled = Atomic<Bool>(false)
-  let registrar = ObservationRegistrar()
+  @usableFromInline let observationEnabled = Atomic<Bool>(false)
+  @usableFromInline let registrar = ObservationRegistrar()
   /// The public store, for Observation's registrar.
   ///
   /// Set once, right after `init`.
-  weak var store: Store<State>?
+  @usableFromInline weak var store: Store<State>?
 
-  let fallback: (@Sendable (DispatchError) -> (any Action)?)?
+  @usableFromInline let fallback: (@Sendable (DispatchError) -> (any Action)?)?
   /// `==` of the state, when `State` is `Equatable`.
-  let isEqual: (@Sendable (State, State) -> Bool)?
+  @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
+  /// The identity of `ReplaceState<State>`, looked up once.
+  @usableFromInline let replaceStateType: ObjectIdentifier
 
+  @usableFromInline
   init(initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?) {
-    self.slot = initialState
+    fields = .allocate(capacity: 1)
+    fields.initialize(to: CoreFields(slot: initialState))
     self.fallback = fallback
+    self.replaceStateType = ObjectIdentifier(ReplaceState<State>.self)
     if let equatable = State.self as? any (Equatable & Sendable).Type {
       self.isEqual = Self.equality(of: equatable)
     } else {
       self.isEqual = nil
     }
+  }
+
+  deinit {
+    fields.deinitialize(count: 1)
+    fields.deallocate()
   }
 
   private static func equality<E: Equatable & Sendable>(of type: E.Type)
@@ -80,100 +114,119 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     { unsafeBitCast($0, to: E.self) == unsafeBitCast($1, to: E.self) }
   }
 
-  var identifier: ObjectIdentifier { ObjectIdentifier(self) }
+  @inlinable var identifier: ObjectIdentifier { ObjectIdentifier(self) }
 
   /// A new identifier for a sink or a stream; the lock must be held.
   func makeIDLocked() -> UInt64 {
-    lastID &+= 1
-    return lastID
+    fields.pointee.lastID &+= 1
+    return fields.pointee.lastID
   }
 
   // MARK: Reading the state
 
   /// The committed state; waits while another thread reduces it in place.
+  @inlinable
   func readState() -> State {
     lock.lock()
     defer { lock.unlock() }
     return committedStateLocked()
   }
 
-  private func committedStateLocked() -> State {
+  @inlinable
+  func committedStateLocked() -> State {
     while true {
-      if let state = slot { return state }
+      if let state = fields.pointee.slot { return state }
       precondition(
-        owner != ThreadID.current,
+        fields.pointee.owner != ThreadID.current,
         "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
       )
-      waitingForState += 1
+      fields.pointee.waitingForState += 1
       lock.wait(on: stateCommitted)
-      waitingForState -= 1
+      fields.pointee.waitingForState -= 1
     }
   }
 
-  /// Takes the state out for in-place reduction; the lock must be held by the turn holder.
-  func takeStateLocked() -> State {
-    guard let state = slot.take() else {
-      preconditionFailure("The store's state is already being reduced; reducers must not dispatch.")
-    }
-    return state
-  }
-
-  /// Puts the state back after reduction and wakes readers waiting for it.
-  func commit(_ state: consuming State) {
-    lock.lock()
-    slot = state
-    if waitingForState > 0 { stateCommitted.broadcast() }
-    lock.unlock()
+  /// Puts the state back after reduction, with the lock held, and wakes readers waiting for it.
+  @inlinable
+  func commitLocked(_ state: consuming State) {
+    fields.pointee.slot = state
+    if fields.pointee.waitingForState > 0 { stateCommitted.broadcast() }
   }
 
   // MARK: The dispatch turn
 
-  /// Whether the calling thread holds the turn; the lock must be held.
-  private func holdsTurnLocked(_ thread: ThreadID) -> Bool {
-    owner == thread
+  /// Waits for the calling thread's turn, in FIFO order; the lock must be held.
+  @inlinable
+  func waitForTurnLocked(_ thread: ThreadID) {
+    let ticket = fields.pointee.nextTicket
+    fields.pointee.nextTicket &+= 1
+    if ticket != fields.pointee.nowServing {
+      fields.pointee.waitingForTurn += 1
+      repeat { lock.wait(on: turnChanged) } while ticket != fields.pointee.nowServing
+      fields.pointee.waitingForTurn -= 1
+    }
+    fields.pointee.owner = thread
   }
 
-  /// Waits for the calling thread's turn, in FIFO order; the lock must be held.
-  private func waitForTurnLocked(_ thread: ThreadID) {
-    let ticket = nextTicket
-    nextTicket &+= 1
-    if ticket != nowServing {
-      waitingForTurn += 1
-      repeat { lock.wait(on: turnChanged) } while ticket != nowServing
-      waitingForTurn -= 1
-    }
-    owner = thread
+  /// Gives up the turn; the lock must be held and nothing may be pending.
+  @inlinable
+  func releaseTurnLocked() {
+    fields.pointee.owner = nil
+    fields.pointee.nowServing &+= 1
+    if fields.pointee.waitingForTurn > 0 { turnChanged.broadcast() }
   }
+
+  /// Whether queued work is waiting; the lock must be held.
+  @inlinable
+  var hasPendingLocked: Bool { fields.pointee.pendingHead < fields.pointee.pending.count }
 
   /// Runs queued work until none is left, then gives up the turn.
   ///
   /// - Returns: The state after everything that ran in this turn.
-  private func drainAndRelease() -> State {
+  @inlinable
+  func drainAndRelease() -> State {
+    drainPending()
+    lock.lock()
+    let state = committedStateLocked()
+    releaseTurnLocked()
+    lock.unlock()
+    return state
+  }
+
+  /// Runs queued work until none is left, holding the turn.
+  @inlinable
+  func drainPending() {
     while true {
       lock.lock()
-      if pendingHead < pending.count {
-        let work = pending[pendingHead]
-        pendingHead += 1
+      guard hasPendingLocked else {
+        fields.pointee.pending.removeAll(keepingCapacity: fields.pointee.pending.count < 64)
+        fields.pointee.pendingHead = 0
         lock.unlock()
-        perform(work)
-        continue
+        return
       }
-      pending.removeAll(keepingCapacity: pending.count < 64)
-      pendingHead = 0
-      let state = committedStateLocked()
-      owner = nil
-      nowServing &+= 1
-      if waitingForTurn > 0 { turnChanged.broadcast() }
+      let work = fields.pointee.pending[fields.pointee.pendingHead]
+      fields.pointee.pendingHead += 1
       lock.unlock()
-      return state
+      perform(work)
     }
+  }
+
+  /// Queues work for the turn holder (this thread); the lock must be held and is released.
+  ///
+  /// - Returns: The committed state at the time of queueing.
+  @inlinable
+  func enqueueReleasingLock(_ work: PendingWork<State>) -> State {
+    let state = committedStateLocked()
+    fields.pointee.pending.append(work)
+    lock.unlock()
+    return state
   }
 
   /// Runs `body` holding the turn (at once if this thread already holds it).
   func withTurn<Result>(_ body: () -> Result) -> Result {
     let thread = ThreadID.current
     lock.lock()
-    if holdsTurnLocked(thread) {
+    if fields.pointee.owner == thread {
       lock.unlock()
       return body()
     }
@@ -187,17 +240,29 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   // MARK: Dispatching
 
   /// Dispatches one action from the top of the chain.
+  @inlinable
   func dispatch<A: Action>(_ action: A) -> Result<State, DispatchError> {
     let thread = ThreadID.current
     lock.lock()
-    if holdsTurnLocked(thread) {
-      let state = committedStateLocked()
-      pending.append(.dispatch(action, isFallback: false))
-      lock.unlock()
-      return .success(state)
+    if fields.pointee.owner == thread {
+      return .success(enqueueReleasingLock(.dispatch(action, isFallback: false)))
     }
     waitForTurnLocked(thread)
-    let chain = self.chain
+    if fields.pointee.chain.isEmpty {
+      // No middleware: reduce in this same hold of the lock, and give the turn back in the same
+      // hold as the commit when nothing else has to happen in between.
+      switch reduceReleasingLock(action, releaseTurnWhenDone: true) {
+      case .released(let state):
+        return .success(state)
+      case .failed(let error):
+        handleFailure(error, isFallback: false)
+        _ = drainAndRelease()
+        return .failure(error)
+      case .committed:
+        return .success(drainAndRelease())
+      }
+    }
+    let chain = fields.pointee.chain
     lock.unlock()
     let failure = process(action, chain: chain, from: 0, isFallback: false)
     let state = drainAndRelease()
@@ -205,12 +270,13 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Dispatches actions one after another in one turn; stops at the first failure.
+  @inlinable
   func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
     let thread = ThreadID.current
     lock.lock()
-    if holdsTurnLocked(thread) {
+    if fields.pointee.owner == thread {
       let state = committedStateLocked()
-      pending.append(contentsOf: actions.map { .dispatch($0, isFallback: false) })
+      fields.pointee.pending.append(contentsOf: actions.map { .dispatch($0, isFallback: false) })
       lock.unlock()
       return .success(state)
     }
@@ -218,7 +284,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     lock.unlock()
     var failure: DispatchError?
     for action in actions {
-      let chain = lock.withLock { self.chain }
+      let chain = lock.withLock { fields.pointee.chain }
       failure = process(action, chain: chain, from: 0, isFallback: false)
       if failure != nil { break }
       drainPending()
@@ -228,19 +294,18 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Continues a dispatch whose `next` was called after the dispatch ended.
+  @inlinable
   func resume<A: Action>(_ action: A, chain: [MiddlewareEntry<State>], from index: Int)
     throws(DispatchError)
   {
     let thread = ThreadID.current
     lock.lock()
-    if closed {
+    if fields.pointee.closed {
       lock.unlock()
       return
     }
-    if holdsTurnLocked(thread) {
-      _ = committedStateLocked()
-      pending.append(.resume(action, chain: chain, index: index))
-      lock.unlock()
+    if fields.pointee.owner == thread {
+      _ = enqueueReleasingLock(.resume(action, chain: chain, index: index))
       return
     }
     waitForTurnLocked(thread)
@@ -256,36 +321,22 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     guard let fallback, let action = fallback(error) else { return }
     let thread = ThreadID.current
     lock.lock()
-    if holdsTurnLocked(thread) {
-      pending.append(.dispatch(action, isFallback: true))
-      lock.unlock()
+    if fields.pointee.owner == thread {
+      _ = enqueueReleasingLock(.dispatch(action, isFallback: true))
       return
     }
     waitForTurnLocked(thread)
-    let chain = self.chain
+    let chain = fields.pointee.chain
     lock.unlock()
     _ = process(action, chain: chain, from: 0, isFallback: true)
     _ = drainAndRelease()
   }
 
-  private func drainPending() {
-    while true {
-      lock.lock()
-      guard pendingHead < pending.count else {
-        lock.unlock()
-        return
-      }
-      let work = pending[pendingHead]
-      pendingHead += 1
-      lock.unlock()
-      perform(work)
-    }
-  }
-
-  private func perform(_ work: PendingWork<State>) {
+  @usableFromInline
+  func perform(_ work: PendingWork<State>) {
     switch work {
     case .dispatch(let action, let isFallback):
-      let chain = lock.withLock { self.chain }
+      let chain = lock.withLock { fields.pointee.chain }
       _ = process(action, chain: chain, from: 0, isFallback: isFallback)
     case .resume(let action, let chain, let index):
       _ = process(action, chain: chain, from: index, isFallback: false)
@@ -294,32 +345,43 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   /// Runs one action through the chain from `index` as one dispatch item, holding the turn;
   /// publishes its failure and queues the fallback action.
-  private func process<A: Action>(
+  @inlinable
+  func process<A: Action>(
     _ action: A, chain: [MiddlewareEntry<State>], from index: Int, isFallback: Bool
   ) -> DispatchError? {
-    itemCounter &+= 1
-    let item = itemCounter
+    fields.pointee.itemCounter &+= 1
+    let item = fields.pointee.itemCounter
     activeItem.store(item, ordering: .releasing)
     defer { activeItem.store(0, ordering: .releasing) }
     do throws(DispatchError) {
       try runChain(action, chain, from: index, item: item)
       return nil
     } catch {
-      publish(error)
-      if !isFallback, let fallback, let next = fallback(error) {
-        lock.withLock { pending.append(.dispatch(next, isFallback: true)) }
-      }
+      handleFailure(error, isFallback: isFallback)
       return error
     }
   }
 
+  /// Publishes a failure of the turn holder's dispatch and queues the fallback action.
+  @usableFromInline
+  func handleFailure(_ error: DispatchError, isFallback: Bool) {
+    publish(error)
+    if !isFallback, let fallback, let next = fallback(error) {
+      lock.withLock { fields.pointee.pending.append(.dispatch(next, isFallback: true)) }
+    }
+  }
+
   /// Passes an action to the middleware at `index`, or to the reducers past the last one.
+  @inlinable
   func runChain<A: Action>(
     _ action: A, _ chain: [MiddlewareEntry<State>], from index: Int, item: UInt64
   ) throws(DispatchError) {
     guard index < chain.count else {
-      try reduce(action)
-      return
+      lock.lock()
+      switch reduceReleasingLock(action, releaseTurnWhenDone: false) {
+      case .failed(let error): throw error
+      case .committed, .released: return
+      }
     }
     let entry = chain[index]
     let next = Next(core: self, chain: chain, index: index + 1, item: item)
@@ -336,24 +398,25 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   // MARK: Errors
 
   /// Sends a failure to every iterator of `errors`.
+  @usableFromInline
   func publish(_ error: DispatchError) {
-    let sinks = lock.withLock { errorSinks }
+    let sinks = lock.withLock { fields.pointee.errorSinks }
     for sink in sinks.values { sink.yield(error) }
   }
 
   /// Closes the store: middleware are detached, sequences end, nothing more is delivered.
   func close() {
     let (chain, observers, errorSinks) = lock.withLock {
-      closed = true
+      fields.pointee.closed = true
       defer {
-        self.chain = []
-        self.observers = Observers()
-        self.errorSinks = [:]
+        fields.pointee.chain = []
+        fields.pointee.observers = nil
+        fields.pointee.errorSinks = [:]
       }
-      return (self.chain, self.observers, self.errorSinks)
+      return (fields.pointee.chain, fields.pointee.observers, fields.pointee.errorSinks)
     }
     for entry in chain { entry.middleware.didDetach(from: identifier) }
-    for sink in observers.allSinks {
+    for sink in observers?.observers.allSinks ?? [] {
       _ = sink.flag.cancel()
       sink.finish?()
     }
