@@ -58,7 +58,7 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
     #expect(states.count == 1)
     #expect(items.count == 1)
     #expect(changes.count == 0)
-    subscriptions.forEach { $0.cancel() }
+    for subscription in subscriptions { subscription.cancel() }
   }
 
   // MARK: Batch
@@ -132,6 +132,13 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
     subscription.cancel()
   }
 
+  @Test("a Batch may replace the state and go on from the replacement")
+  func batchWithReplaceState() throws {
+    let store = try makeStore()
+    let state = try store.dispatch(Batch([ReplaceState(TestState(counter: 10)), Increment()])).get()
+    #expect(state == TestState(counter: 11))
+  }
+
   // MARK: ReplaceState
 
   @Test("ReplaceState replaces the whole state and notifies observers")
@@ -149,7 +156,7 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
     #expect(states.values == [TestState(), replacement])
     #expect(changes.last?.action is ReplaceState<TestState>)
     #expect(changes.last?.oldState == TestState())
-    subscriptions.forEach { $0.cancel() }
+    for subscription in subscriptions { subscription.cancel() }
   }
 
   @Test("ReplaceState passes through the middleware")
@@ -204,7 +211,7 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
     #expect(store.dispatch(Unhandled()).success == TestState(counter: 1))
     #expect(states.count == 1)
     #expect(changes.count == 0)
-    subscriptions.forEach { $0.cancel() }
+    for subscription in subscriptions { subscription.cancel() }
   }
 
   @Test("an Equatable state that a handler left equal notifies no one")
@@ -220,7 +227,7 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
     store.dispatch(ReplaceState(TestState()))
     #expect(states.count == 1)
     #expect(changes.count == 0)
-    subscriptions.forEach { $0.cancel() }
+    for subscription in subscriptions { subscription.cancel() }
   }
 
   @Test("a non-Equatable state notifies for every action that ran a handler, and no other")
@@ -239,7 +246,7 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
     store.dispatch(ReplaceState(PlainState(counter: 1)))
     #expect(states.values == [0, 0, 1, 1])
     #expect(changes.values == ["Increment", "Increment", "ReplaceState<PlainState>"])
-    subscriptions.forEach { $0.cancel() }
+    for subscription in subscriptions { subscription.cancel() }
   }
 
   // MARK: Errors and fallback
@@ -431,7 +438,8 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
 
   // MARK: Async sequences of actions
 
-  @Test("dispatch(contentsOf:) dispatches every action of a typed sequence", .timeLimit(.minutes(1)))
+  @Test(
+    "dispatch(contentsOf:) dispatches every action of a typed sequence", .timeLimit(.minutes(1)))
   func contentsOfTypedSequence() async throws {
     let store = try makeStore()
     let (actions, continuation) = AsyncStream.makeStream(of: Increment.self)
@@ -471,6 +479,18 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
     try await task.value
     #expect(store.state.items == [2])
     #expect((await errors.next()?.action as? Append)?.value == -1)
+  }
+
+  @Test(
+    "the dispatch(contentsOf:) task ends when the store is deinitialised", .timeLimit(.minutes(1)))
+  func contentsOfEndsWithStore() async throws {
+    var store: Store<TestState>? = try makeStore()
+    let (actions, continuation) = AsyncStream.makeStream(of: Increment.self)
+    let task = try #require(store).dispatch(contentsOf: actions)
+    store = nil
+    continuation.yield(Increment())
+    try await task.value
+    continuation.finish()
   }
 
   @Test("cancelling the dispatch(contentsOf:) task stops it", .timeLimit(.minutes(1)))

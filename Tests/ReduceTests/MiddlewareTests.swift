@@ -214,6 +214,35 @@ struct Passthrough: Middleware {
     #expect(store.state.items.isEmpty)
   }
 
+  @Test("a kept next called during another dispatch on the same thread is queued after it")
+  func deferredNextQueuedInsideDispatch() throws {
+    let kept = Box<Next<TestState>?>(nil)
+    let keeper = AnyMiddleware<TestState>(name: "keeper") { action, _, next in
+      if action is Increment {
+        kept.value = next
+      } else {
+        try next(action)
+      }
+    }
+    let store = try makeStore(mutators: [counterMutator, nameMutator], middleware: [keeper])
+    store.dispatch(Increment())
+    let changes = Probe<StateChange<TestState>>()
+    let recorder = store.subscribeToChanges { changes.append($0) }
+    let caller = store.subscribe(to: \.name) { name in
+      guard name == "go", let next = kept.value else { return }
+      do {
+        try next(Increment(by: 3))
+      } catch {
+        Issue.record("a queued next does not throw: \(error)")
+      }
+    }
+    let state = try store.dispatch(Rename(name: "go")).get()
+    #expect(state == TestState(counter: 3, name: "go"))
+    #expect(actionNames(changes) == ["Rename", "Increment"])
+    recorder.cancel()
+    caller.cancel()
+  }
+
   @Test("a next kept after its store is deinitialised delivers nothing and does not crash")
   func deferredNextAfterDeinit() throws {
     let kept = Box<Next<TestState>?>(nil)
@@ -281,6 +310,20 @@ struct Passthrough: Middleware {
     #expect(actionNames(changes) == ["Increment", "Append", "Append"])
     #expect(state == TestState(counter: 1, items: [1, 2]))
     subscription.cancel()
+  }
+
+  @Test("context.dispatch called later from a task dispatches at once and returns the new state")
+  func contextDispatchLater() async throws {
+    let kept = Box<MiddlewareContext<TestState>?>(nil)
+    let keeper = AnyMiddleware<TestState>(name: "keeper") { action, context, next in
+      kept.value = context
+      try next(action)
+    }
+    let store = try makeStore(middleware: [keeper])
+    store.dispatch(Unhandled())
+    let context = try #require(kept.value)
+    let result = await Task.detached { context.dispatch(Increment(by: 2)) }.value
+    #expect(result.success == TestState(counter: 2))
   }
 
   @Test(

@@ -42,9 +42,19 @@ import Testing
     #expect(mutator.key.description == "item-42")
   }
 
+  @Test("keys compare and order by their text")
+  func keyComparison() {
+    let literal: MutatorKey = "b"
+    #expect(literal == MutatorKey("b"))
+    #expect(MutatorKey("a") < literal)
+    #expect([MutatorKey("c"), "a", "b"].sorted() == ["a", "b", "c"])
+    #expect(Set<MutatorKey>(["a", "a", "b"]).count == 2)
+  }
+
   @Test("handledActions lists the handled action types in the order they were added")
   func handledActionsInOrder() {
-    let mutator = counterMutator
+    let mutator =
+      counterMutator
       .on(Rename.self) { (_: inout Int, _: Rename) in }
       .on((any Action).self) { (_: inout Int, _: any Action) in }
     #expect(mutator.handledActions == ["Increment", "Rename", "any Action"])
@@ -106,19 +116,23 @@ import Testing
 
   @Test("the pure form with reduce: label on a lens mutator")
   func pureLensForm() throws {
-    let mutator = Mutator(key: "name", lens: Lens(\TestState.name), reduce: {
-      (state: TestState, action: Rename) -> String in
-      action.name.uppercased() + "\(state.items.count)"
-    })
+    let mutator = Mutator(
+      key: "name", lens: Lens(\TestState.name),
+      reduce: {
+        (state: TestState, action: Rename) -> String in
+        action.name.uppercased() + "\(state.items.count)"
+      })
     let store = try makeStore(mutators: [mutator])
     #expect(try store.dispatch(Rename(name: "x")).get().name == "X0")
   }
 
   @Test("a pure handler added with .on(_:reduce:) handles its action type")
   func pureOnHandler() throws {
-    let mutator = counterMutator.on(Append.self, reduce: { (state: TestState, action: Append) in
-      state.counter + action.value * 10
-    })
+    let mutator = counterMutator.on(
+      Append.self,
+      reduce: { (state: TestState, action: Append) in
+        state.counter + action.value * 10
+      })
     let store = try makeStore(mutators: [mutator])
     store.dispatch(Increment(by: 1))
     #expect(try store.dispatch(Append(value: 2)).get().counter == 21)

@@ -79,7 +79,7 @@ import Testing
       order.values.dropFirst(initialCalls) == [
         "changes 1", "counter 1", "state 1", "counter 2", "changes 2", "state 2",
       ])
-    subscriptions.forEach { $0.cancel() }
+    for subscription in subscriptions { subscription.cancel() }
   }
 
   @Test("an observer subscribed from an observer starts with the current state")
@@ -222,7 +222,7 @@ import Testing
     store = nil
     #expect(weakStore == nil)
     #expect(subscriptions.allSatisfy { $0?.isCancelled == true })
-    subscriptions.forEach { $0?.cancel() }
+    for subscription in subscriptions { subscription?.cancel() }
   }
 
   // MARK: Observation

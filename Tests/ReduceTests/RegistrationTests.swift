@@ -32,6 +32,12 @@ struct NeighbourState: Sendable {
   var counter = 0
 }
 
+/// A state with a stored property of existential type.
+struct ExistentialState: Sendable {
+  var payload: any Sendable = 0
+  var counter = 0
+}
+
 /// A state with a zero-sized property, for coverage checks.
 struct MarkedState: Sendable {
   var counter = 0
@@ -351,6 +357,21 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
     #expect(calls.value == 1)
   }
 
+  @Test("a stored property of existential type is registrable with its default key")
+  func existentialPropertyDefaultKey() throws {
+    let store = try Store(initialState: ExistentialState())
+    let payload = Mutator(\ExistentialState.payload) { (p: inout any Sendable, a: Increment) in
+      p = a.by
+    }
+    // Known core bug: `PropertyPath.resolve` compares the Mirror child's *dynamic* type (`Int`)
+    // with the key path's static type (`any Sendable`), so a plain stored property of existential
+    // (or class-with-subclass) type is refused with `.keyRequired`.
+    withKnownIssue("stored existential property refused as keyRequired") {
+      try store.register(payload)
+      #expect(store.mutatorKeys == ["\\ExistentialState.payload"])
+    }
+  }
+
   // MARK: Order of checks
 
   @Test("a handler problem is reported before a key problem")
@@ -424,7 +445,10 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
 
   @Test("init throws middlewareRefused when willAttach throws")
   func initMiddlewareRefused() {
-    #expect(throws: RegistrationError.middlewareRefused(name: "Refuser", reason: "TestError(reason: \"one store only\")")) {
+    #expect(
+      throws: RegistrationError.middlewareRefused(
+        name: "Refuser", reason: "TestError(reason: \"one store only\")")
+    ) {
       _ = try makeStore(middleware: [Refuser()])
     }
   }
@@ -460,6 +484,59 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
     let counter = Mutator(\MarkedState.counter) { (v: inout Int, a: Increment) in v += a.by }
     let store = try Store(initialState: MarkedState(), mutators: [counter])
     try store.validateCoverage()
+  }
+
+  @Test("a key-path lens mutator covers its property")
+  func keyPathLensCovers() throws {
+    let counter = Mutator(key: "counter", lens: Lens(\TestState.counter)) {
+      (v: inout Int, _: Increment) in v += 1
+    }
+    let doc = Mutator(\TestState.doc) { (d: inout TestDoc, a: Rename) in d.body = a.name }
+    let store = try makeStore(mutators: [counter, itemsMutator, nameMutator, doc])
+    try store.validateCoverage()
+  }
+
+  @Test("a property with a zero-sized neighbour is covered by its mutator with an explicit key")
+  func zeroSizedNeighbourCovered() throws {
+    let counter = Mutator(\NeighbourState.counter, key: "counter") {
+      (v: inout Int, a: Increment) in v += a.by
+    }
+    let store = try Store(initialState: NeighbourState(), mutators: [counter])
+    // Known core bug: coverage is read back from the key path's description, and
+    // `\NeighbourState.counter` describes itself as `\NeighbourState.empty`, so `counter` is
+    // reported missing although a mutator reduces it.
+    withKnownIssue("zero-sized neighbour: property reported missing") {
+      try store.validateCoverage()
+    }
+  }
+
+  @Test("a force-unwrapping path covers its first component")
+  func forceUnwrapPathCovers() throws {
+    let title = Mutator(\KeyState.optional!.title, key: "title") {
+      (t: inout String, a: Rename) in t = a.name
+    }
+    let counter = Mutator(\KeyState.counter) { (v: inout Int, a: Increment) in v += a.by }
+    let shared = Mutator(\KeyState.shared, key: "shared") { (_: inout Shared, _: Increment) in }
+    let store = try Store(initialState: KeyState(), mutators: [title, counter, shared])
+    // Known core bug: the description's first component is `optional!`, which is no Mirror
+    // label, so `optional` is reported missing although `\.optional!.title` starts with it.
+    withKnownIssue("force-unwrapped path does not cover its first component") {
+      try store.validateCoverage()
+    }
+  }
+
+  @Test("a stored property of existential type is covered by its mutator")
+  func existentialPropertyCovered() throws {
+    let payload = Mutator(\ExistentialState.payload, key: "payload") {
+      (p: inout any Sendable, a: Increment) in p = a.by
+    }
+    let counter = Mutator(\ExistentialState.counter) { (v: inout Int, a: Increment) in v += 1 }
+    let store = try Store(initialState: ExistentialState(), mutators: [payload, counter])
+    // Known core bug: same root cause as `existentialPropertyDefaultKey` (dynamic type compared
+    // with the static one); such a property can never be covered.
+    withKnownIssue("existential property reported missing") {
+      try store.validateCoverage()
+    }
   }
 
   @Test("a lens mutator built from closures covers nothing")
@@ -512,7 +589,8 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
     #expect(error.description.contains("boom"))
   }
 
-  @Test("DispatchError exposes the action and the underlying error of every case",
+  @Test(
+    "DispatchError exposes the action and the underlying error of every case",
     arguments: dispatchErrors.map(\.0))
   func dispatchErrorAccessors(error: DispatchError) {
     #expect(error.action is Increment)

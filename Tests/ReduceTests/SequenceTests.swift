@@ -30,7 +30,9 @@ import Testing
     #expect(await states.next()?.counter == 7)
   }
 
-  @Test("states(of:) starts with the current value, then yields each new value", .timeLimit(.minutes(1)))
+  @Test(
+    "states(of:) starts with the current value, then yields each new value", .timeLimit(.minutes(1))
+  )
   func statesOfKeyPath() async throws {
     let store = try makeStore(mutators: [counterMutator, itemsMutator])
     var counters = store.states(of: \.counter).makeAsyncIterator()
@@ -45,7 +47,9 @@ import Testing
     #expect(await counters.next() == 4)
   }
 
-  @Test("a sequence of a non-Equatable state yields a value for every notification", .timeLimit(.minutes(1)))
+  @Test(
+    "a sequence of a non-Equatable state yields a value for every notification",
+    .timeLimit(.minutes(1)))
   func statesOfNonEquatableState() async throws {
     let counter = Mutator(\PlainState.counter) { (c: inout Int, a: Increment) in c += a.by }
     let store = try Store(initialState: PlainState(), mutators: [counter])
@@ -87,7 +91,8 @@ import Testing
     #expect(await counters.next() == nil)
   }
 
-  @Test("a for-await loop over states ends when the store is deinitialised", .timeLimit(.minutes(1)))
+  @Test(
+    "a for-await loop over states ends when the store is deinitialised", .timeLimit(.minutes(1)))
   func forAwaitEndsWithStore() async throws {
     var store: Store<TestState>? = try makeStore()
     let states = try #require(store).states(of: \.counter)
@@ -144,6 +149,21 @@ import Testing
     #expect(await errors.next()?.failedKey == "\\TestState.items")
     store = nil
     #expect(await errors.next() == nil)
+  }
+
+  @Test("an iterator of errors that falls behind keeps the newest ones", .timeLimit(.minutes(1)))
+  func errorsKeepNewest() async throws {
+    let store = try makeStore(mutators: [throwingItemsMutator])
+    var errors = store.errors.makeAsyncIterator()
+    let total = ErrorSequence.bufferLimit + 10
+    for index in 0..<total { store.dispatch(Append(value: -1 - index)) }
+    var values: [Int] = []
+    for _ in 0..<ErrorSequence.bufferLimit {
+      values.append((await errors.next()?.action as? Append)?.value ?? 0)
+    }
+    #expect(values.first == -11)
+    #expect(values.last == -total)
+    #expect(isConsecutive(values.map { -$0 }))
   }
 
   @Test("each iterator of errors receives every failure", .timeLimit(.minutes(1)))
