@@ -10,11 +10,14 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Reduce", targets: ["Reduce"]),
+    .library(name: "ReduceThunk", targets: ["ReduceThunk"]),
     .library(name: "ReduceUndo", targets: ["ReduceUndo"]),
   ],
   targets: [
     .target(name: "Reduce"),
     .testTarget(name: "ReduceTests", dependencies: ["Reduce"]),
+    .target(name: "ReduceThunk", dependencies: ["Reduce"], path: "Plugins/ReduceThunk"),
+    .testTarget(name: "ReduceThunkTests", dependencies: ["ReduceThunk", "Reduce"]),
     .target(name: "ReduceUndo", dependencies: ["Reduce"], path: "Plugins/ReduceUndo"),
     .testTarget(name: "ReduceUndoTests", dependencies: ["ReduceUndo", "Reduce"]),
   ],

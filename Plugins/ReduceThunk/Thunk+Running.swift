@@ -1,0 +1,99 @@
+import Reduce
+
+extension Thunk: AnyThunk {
+  func handle<StoreState: Sendable>(by driver: ThunkDriver<StoreState>) throws {
+    guard let driver = driver as? ThunkDriver<State> else {
+      throw ThunkError.stateMismatch(
+        expected: String(describing: State.self), found: String(describing: StoreState.self))
+    }
+    switch work {
+    case .sync(let makeBody): try runSync(makeBody, driver)
+    case .async(let makeBody): try startAsync(makeBody, driver)
+    }
+  }
+
+  /// The awaiting `perform`, when there is one.
+  private var call: ThunkCall<Value>? { ticket?.call }
+
+  /// Runs a synchronous body now, during the dispatch of the thunk.
+  ///
+  /// Its error goes to the awaiting `perform`; without one, it rejects the dispatch.
+  private func runSync(
+    _ makeBody: @Sendable (ThunkEnvironment<State>) throws(ThunkError) -> () throws -> Value,
+    _ driver: ThunkDriver<State>
+  ) throws {
+    if cancelInFlight {
+      for run in driver.runtime.take(id: cancellationID, in: driver.context.storeID) {
+        run.cancel()
+      }
+    }
+    if let call, !call.start(nil) { return }
+    do {
+      let body = try makeBody(driver.environment(run: nil))
+      let value = try body()
+      call?.finish(.success(value))
+    } catch {
+      guard let call else { throw error }
+      call.finish(.failure(error))
+    }
+  }
+
+  /// Starts an async body in a task of its own, registered for cancellation.
+  ///
+  /// A dependency mismatch is found before the task starts: it goes to the awaiting `perform`,
+  /// or rejects the dispatch.
+  private func startAsync(
+    _ makeBody:
+      @Sendable (ThunkEnvironment<State>) throws(ThunkError)
+      -> @Sendable () async throws -> Value,
+    _ driver: ThunkDriver<State>
+  ) throws {
+    let call = self.call
+    var onCancel: (@Sendable () -> Void)?
+    if let call {
+      onCancel = { call.finish(.failure(CancellationError())) }
+    }
+    let run = ThunkRun(onCancel: onCancel)
+    let operation: @Sendable () async throws -> Value
+    do {
+      operation = try makeBody(driver.environment(run: run))
+    } catch {
+      guard let call else { throw error }
+      call.finish(.failure(error))
+      return
+    }
+    if let call, !call.start(run) { return }
+    guard
+      let (key, replaced) = driver.runtime.insert(
+        run, in: driver.context.storeID, id: cancellationID, cancelInFlight: cancelInFlight)
+    else {
+      // The middleware left its store while this dispatch was finishing: nothing runs any more.
+      run.cancel()
+      return
+    }
+    for old in replaced { old.cancel() }
+    let runtime = driver.runtime
+    let context = driver.context
+    let task = Task {
+      // A dispatch probe of the thunk that dispatched this one is not this thunk's.
+      let result: Result<Value, any Error> = await DispatchProbe.$current.withValue(nil) {
+        do {
+          return .success(try await operation())
+        } catch {
+          return .failure(error)
+        }
+      }
+      runtime.remove(key)
+      let wasCancelled = run.isCancelled
+      run.finish()
+      // A cancelled thunk's outcome goes nowhere: its `perform` already threw CancellationError.
+      guard !wasCancelled else { return }
+      if let call {
+        call.finish(result)
+      } else if case .failure(let error) = result, !(error is CancellationError) {
+        context.report(error)
+      }
+    }
+    run.attach(task)
+  }
+}

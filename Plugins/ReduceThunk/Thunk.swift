@@ -1,0 +1,144 @@
+public import Reduce
+
+/// An action that carries work instead of data: redux-thunk's action creator.
+///
+/// A thunk's body gets a ``ThunkContext``: the store's current `state`, `dispatch`, and the
+/// dependencies given to the store's ``ThunkMiddleware``. The middleware runs the body and passes
+/// the thunk no further, so thunks never reach the reducers.
+///
+/// - A **synchronous** body (one with no `await`) runs while the thunk is dispatched. What it
+///   dispatches is queued and runs right after it, before the outer `dispatch` returns.
+/// - An **async** body runs in a task of its own. Each of its dispatches enters the chain at the
+///   top and has finished when `dispatch` returns, so `context.state` then includes it.
+///
+/// `store.dispatch(thunk)` starts a thunk and returns at once; `try await store.perform(thunk)`
+/// waits for its value.
+///
+/// ```swift
+/// typealias AppThunkContext = ThunkContext<AppState, AppDependencies>
+///
+/// let loadTodos = Thunk(id: LoadID.todos, cancelInFlight: true) { (context: AppThunkContext) in
+///   context.dispatch(TodoAction.loadStarted)
+///   do {
+///     let todos = try await context.dependencies.api.fetchTodos()
+///     context.dispatch(TodoAction.loaded(todos))
+///     return todos.count
+///   } catch {
+///     context.dispatch(TodoAction.loadFailed("\(error)"))
+///     throw error
+///   }
+/// }
+/// ```
+///
+/// The dependency type is read from the type of the body's context. A body whose context is
+/// `ThunkContext<State, Void>` (the type inferred when the closure is not annotated) needs no
+/// dependencies and runs with any ``ThunkMiddleware``.
+public struct Thunk<State: Sendable, Value: Sendable>: Action {
+  /// The work: given the environment, makes the body's context (resolving the dependencies) and
+  /// returns the body bound to it.
+  enum Work: Sendable {
+    case sync(@Sendable (ThunkEnvironment<State>) throws(ThunkError) -> () throws -> Value)
+    case async(
+      @Sendable (ThunkEnvironment<State>) throws(ThunkError) -> @Sendable () async throws -> Value)
+  }
+
+  /// The cancellation id, when the thunk has one.
+  public let id: (any Hashable & Sendable)?
+  /// Whether starting this thunk cancels the thunks in flight with the same id.
+  public let cancelInFlight: Bool
+  /// Whether the body is async (runs in a task) rather than synchronous.
+  public var isAsync: Bool {
+    if case .async = work { true } else { false }
+  }
+
+  let cancellationID: CancellationID?
+  let work: Work
+  /// Set by `perform` on its own copy: where the outcome goes.
+  var ticket: PerformTicket<Value>?
+
+  private init(id: (any Hashable & Sendable)?, cancelInFlight: Bool, work: Work) {
+    self.id = id
+    self.cancellationID = id.map { CancellationID($0) }
+    self.cancelInFlight = cancelInFlight
+    self.work = work
+  }
+
+  /// Creates a thunk with a synchronous body that needs no dependencies.
+  ///
+  /// - Parameters:
+  ///   - id: A cancellation id. Only async thunks are ever in flight, so it matters here only
+  ///     with `cancelInFlight`.
+  ///   - cancelInFlight: Whether to cancel the async thunks in flight with the same `id` first.
+  ///   - body: The work; it runs while the thunk is dispatched.
+  public init(
+    id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
+    _ body: @escaping @Sendable (ThunkContext<State, Void>) throws -> Value
+  ) {
+    let work = Work.sync { environment in
+      let context = ThunkContext<State, Void>(environment, dependencies: ())
+      return { try body(context) }
+    }
+    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+  }
+
+  /// Creates a thunk with an async body that needs no dependencies.
+  ///
+  /// - Parameters:
+  ///   - id: A cancellation id, for ``CancelThunks`` and `cancelInFlight`.
+  ///   - cancelInFlight: Whether to cancel the thunks in flight with the same `id` first.
+  ///   - body: The work; it runs in a task of its own.
+  public init(
+    id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
+    _ body: @escaping @Sendable (ThunkContext<State, Void>) async throws -> Value
+  ) {
+    let work = Work.async { environment in
+      let context = ThunkContext<State, Void>(environment, dependencies: ())
+      return { try await body(context) }
+    }
+    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+  }
+
+  /// Creates a thunk with a synchronous body that uses the store's dependencies.
+  ///
+  /// - Parameters:
+  ///   - id: A cancellation id. Only async thunks are ever in flight, so it matters here only
+  ///     with `cancelInFlight`.
+  ///   - cancelInFlight: Whether to cancel the async thunks in flight with the same `id` first.
+  ///   - body: The work; its context's type names the dependencies it needs.
+  public init<Dependencies: Sendable>(
+    id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
+    _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) throws -> Value
+  ) {
+    let work = Work.sync { environment throws(ThunkError) in
+      let context = try ThunkContext<State, Dependencies>(resolving: environment)
+      return { try body(context) }
+    }
+    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+  }
+
+  /// Creates a thunk with an async body that uses the store's dependencies.
+  ///
+  /// - Parameters:
+  ///   - id: A cancellation id, for ``CancelThunks`` and `cancelInFlight`.
+  ///   - cancelInFlight: Whether to cancel the thunks in flight with the same `id` first.
+  ///   - body: The work; its context's type names the dependencies it needs.
+  public init<Dependencies: Sendable>(
+    id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
+    _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) async throws -> Value
+  ) {
+    let work = Work.async { environment throws(ThunkError) in
+      let context = try ThunkContext<State, Dependencies>(resolving: environment)
+      return { try await body(context) }
+    }
+    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+  }
+}
+
+extension Thunk: CustomStringConvertible {
+  /// The thunk's kind, value type and id, for logs: `Thunk<Int>(async, id: todos)`.
+  public var description: String {
+    let kind = isAsync ? "async" : "sync"
+    let idText = cancellationID.map { ", id: \($0)" } ?? ""
+    return "Thunk<\(Value.self)>(\(kind)\(idText))"
+  }
+}

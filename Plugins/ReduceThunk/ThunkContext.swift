@@ -1,0 +1,89 @@
+public import Reduce
+
+/// What a thunk's body works with: the store's state, its dispatch, and the dependencies.
+///
+/// `Dependencies` is the type the body asks for. The store's ``ThunkMiddleware`` provides a value
+/// of it (or of a type that converts to it with `as?`, so a body may ask for a protocol the app's
+/// dependencies conform to). `Void` asks for nothing.
+public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
+  /// The dependencies given to the store's ``ThunkMiddleware``.
+  ///
+  /// An API client, a clock, a database handle: swap them in tests.
+  public let dependencies: Dependencies
+  let environment: ThunkEnvironment<State>
+
+  init(_ environment: ThunkEnvironment<State>, dependencies: Dependencies) {
+    self.environment = environment
+    self.dependencies = dependencies
+  }
+
+  init(resolving environment: ThunkEnvironment<State>) throws(ThunkError) {
+    guard let dependencies = environment.dependencies as? Dependencies else {
+      throw .dependenciesMismatch(
+        expected: String(describing: Dependencies.self),
+        found: String(describing: type(of: environment.dependencies)))
+    }
+    self.init(environment, dependencies: dependencies)
+  }
+
+  /// The store's current state (redux-thunk's `getState()`).
+  ///
+  /// In an async body it is the latest state, including everything this body dispatched. In a
+  /// synchronous body the body's own dispatches are still queued, so they are not in it yet.
+  public var state: State { environment.base.state }
+
+  /// Dispatches an action from the top of the store's chain.
+  ///
+  /// From an async body the dispatch runs at once, serialized with all others, and the result is
+  /// the state after it. From a synchronous body it is queued and runs right after the thunk; the
+  /// result is then the state at the time it was queued, and a failure goes to ``Store/errors``.
+  /// Once an async thunk is cancelled, its dispatches are dropped: they fail with
+  /// ``DispatchError/rejected(by:action:underlying:)`` whose underlying error is
+  /// `CancellationError`, and are not published.
+  ///
+  /// - Parameter action: The action; another thunk is started as if the store dispatched it.
+  /// - Returns: The state after the action, or why it failed.
+  @discardableResult
+  public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
+    guarded(action) { environment.base.dispatch(action) }
+  }
+
+  /// Dispatches actions one after another from the top of the store's chain.
+  ///
+  /// - Parameter actions: The actions, in order, each reduced and observed on its own.
+  /// - Returns: The state after the last action, or the first failure.
+  @discardableResult
+  public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
+    guard let first = actions.first else { return .success(state) }
+    return guarded(first) { environment.base.dispatch(actions) }
+  }
+
+  /// Starts another thunk and waits for its value, as ``Reduce/Store/perform(_:)`` does.
+  ///
+  /// Cancelling this thunk cancels the one it waits for.
+  ///
+  /// - Parameter thunk: The thunk.
+  /// - Returns: The value its body returned.
+  /// - Throws: The body's error; `CancellationError` when either thunk is cancelled.
+  public func perform<Value>(_ thunk: Thunk<State, Value>) async throws -> Value {
+    try await Perform.run(
+      thunk,
+      isInstalled: { environment.runtime.isAttached(to: environment.base.storeID) },
+      dispatch: { dispatch($0) })
+  }
+
+  /// Runs a dispatch unless this async thunk was cancelled, and tells ``ThunkMiddleware`` which
+  /// thunk it comes from, so that a cancellation that lands while it waits for its turn still
+  /// drops it.
+  private func guarded(
+    _ action: any Action, _ dispatch: () -> Result<State, DispatchError>
+  ) -> Result<State, DispatchError> {
+    guard let run = environment.run else { return dispatch() }
+    let dropped = DispatchError.rejected(
+      by: thunkMiddlewareName, action: action, underlying: CancellationError())
+    if run.isCancelled { return .failure(dropped) }
+    let probe = DispatchProbe(run: run)
+    let result = DispatchProbe.$current.withValue(probe) { dispatch() }
+    return probe.isDropped ? .failure(dropped) : result
+  }
+}

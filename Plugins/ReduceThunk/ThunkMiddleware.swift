@@ -1,0 +1,78 @@
+public import Reduce
+
+/// The middleware that runs thunks: put it first in the chain.
+///
+/// It runs every ``Thunk`` it sees with its `dependencies` (redux-thunk's extra argument) and
+/// passes it no further, handles ``CancelThunks``, and passes every other action on untouched.
+/// Removing it from a store, or the store's deinitialisation, cancels every thunk in flight
+/// there. One middleware may serve several stores: cancellation ids are per store.
+///
+/// ```swift
+/// let store = try Store(
+///   initialState: AppState(),
+///   mutators: [todos],
+///   middleware: [ThunkMiddleware(dependencies: AppDependencies.live)])
+/// ```
+///
+/// First in the chain, it lets the middleware after it (throttle, logging, undo) see the actions
+/// thunks dispatch, and never the thunks themselves.
+public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middleware {
+  /// The dependencies every thunk's body gets in its context.
+  public let dependencies: Dependencies
+  let runtime = ThunkRuntime()
+
+  /// Creates a middleware that runs thunks with dependencies.
+  ///
+  /// - Parameter dependencies: Any `Sendable` value: a struct of clients, a protocol existential.
+  public init(dependencies: Dependencies) {
+    self.dependencies = dependencies
+  }
+
+  /// `ThunkMiddleware`, whatever the generic arguments; ``Reduce/Store/perform(_:)`` looks for it.
+  public var name: String { thunkMiddlewareName }
+
+  /// Runs a thunk, cancels thunks for ``CancelThunks``, and passes other actions on.
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - context: The store's state, dispatch and error reporting.
+  ///   - next: Passes other actions on.
+  /// - Throws: The error of a synchronous thunk nobody awaits; a ``ThunkError`` for a thunk of
+  ///   another state type, a body whose dependencies do not match, or a ``Batch`` holding a thunk.
+  public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
+    throws
+  {
+    // An action of a thunk that was cancelled while it waited for its turn.
+    if let probe = DispatchProbe.current, probe.claim() { return }
+    if let own = action as? any ThunkPluginAction {
+      let driver = ThunkDriver(context: context, dependencies: dependencies, runtime: runtime)
+      try own.handle(by: driver)
+      return
+    }
+    if let batch = action as? Batch, let inner = batch.firstThunkPluginAction {
+      throw ThunkError.unsupportedInBatch(action: String(describing: inner))
+    }
+    try next(action)
+  }
+
+  /// Starts serving a store.
+  ///
+  /// - Parameter store: The store's identity.
+  public func willAttach(to store: ObjectIdentifier) {
+    runtime.attach(to: store)
+  }
+
+  /// Cancels every thunk in flight in the store and stops serving it.
+  ///
+  /// - Parameter store: The store's identity.
+  public func didDetach(from store: ObjectIdentifier) {
+    for run in runtime.detach(from: store) { run.cancel() }
+  }
+}
+
+extension ThunkMiddleware where Dependencies == Void {
+  /// Creates a middleware that runs thunks that need no dependencies.
+  public init() {
+    self.init(dependencies: ())
+  }
+}
