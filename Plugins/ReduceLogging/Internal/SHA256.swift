@@ -1,0 +1,132 @@
+/// SHA-256 (FIPS 180-4), written here so that the package needs no third-party dependency.
+///
+/// Feed bytes with ``update(_:)`` any number of times, then read the digest with
+/// ``finalize()``. Checked against the NIST example vectors in the tests.
+struct SHA256: Sendable {
+  private static let roundConstants: [UInt32] = [
+    0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4,
+    0xab1c_5ed5, 0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe,
+    0x9bdc_06a7, 0xc19b_f174, 0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f,
+    0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da, 0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7,
+    0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967, 0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc,
+    0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85, 0xa2bf_e8a1, 0xa81a_664b,
+    0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070, 0x19a4_c116,
+    0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
+    0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7,
+    0xc671_78f2,
+  ]
+
+  private var hash: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+    0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab,
+    0x5be0_cd19
+  )
+  private var block: [UInt8] = []
+  private var length: UInt64 = 0
+
+  init() {
+    block.reserveCapacity(64)
+  }
+
+  /// Adds the bytes of a contiguous buffer to the message, a block at a time.
+  mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    length &+= UInt64(bytes.count) &* 8
+    var index = 0
+    while index < bytes.count {
+      let take = min(64 - block.count, bytes.count - index)
+      block.append(contentsOf: bytes[index..<(index + take)])
+      index += take
+      if block.count == 64 {
+        compress()
+        block.removeAll(keepingCapacity: true)
+      }
+    }
+  }
+
+  /// Pads the message and returns the 32-byte digest.
+  mutating func finalize() -> [UInt8] {
+    let bitLength = length
+    block.append(0x80)
+    if block.count > 56 {
+      while block.count < 64 { block.append(0) }
+      compress()
+      block.removeAll(keepingCapacity: true)
+    }
+    while block.count < 56 { block.append(0) }
+    for shift in stride(from: 56, through: 0, by: -8) {
+      block.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+    }
+    compress()
+    block.removeAll(keepingCapacity: true)
+    let words = [hash.0, hash.1, hash.2, hash.3, hash.4, hash.5, hash.6, hash.7]
+    var digest: [UInt8] = []
+    digest.reserveCapacity(32)
+    for word in words {
+      digest.append(UInt8(truncatingIfNeeded: word >> 24))
+      digest.append(UInt8(truncatingIfNeeded: word >> 16))
+      digest.append(UInt8(truncatingIfNeeded: word >> 8))
+      digest.append(UInt8(truncatingIfNeeded: word))
+    }
+    return digest
+  }
+
+  private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
+    (value >> count) | (value << (32 - count))
+  }
+
+  private mutating func compress() {
+    var schedule = [UInt32](repeating: 0, count: 64)
+    for index in 0..<16 {
+      schedule[index] =
+        UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16
+        | UInt32(block[index * 4 + 2]) << 8 | UInt32(block[index * 4 + 3])
+    }
+    for index in 16..<64 {
+      let w15 = schedule[index - 15]
+      let w2 = schedule[index - 2]
+      let sigma0 = Self.rotate(w15, 7) ^ Self.rotate(w15, 18) ^ (w15 >> 3)
+      let sigma1 = Self.rotate(w2, 17) ^ Self.rotate(w2, 19) ^ (w2 >> 10)
+      schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
+    }
+    var (a, b, c, d, e, f, g, h) = hash
+    for index in 0..<64 {
+      let sum1 = Self.rotate(e, 6) ^ Self.rotate(e, 11) ^ Self.rotate(e, 25)
+      let choice = (e & f) ^ (~e & g)
+      let temp1 = h &+ sum1 &+ choice &+ Self.roundConstants[index] &+ schedule[index]
+      let sum0 = Self.rotate(a, 2) ^ Self.rotate(a, 13) ^ Self.rotate(a, 22)
+      let majority = (a & b) ^ (a & c) ^ (b & c)
+      let temp2 = sum0 &+ majority
+      h = g
+      g = f
+      f = e
+      e = d &+ temp1
+      d = c
+      c = b
+      b = a
+      a = temp1 &+ temp2
+    }
+    hash = (
+      hash.0 &+ a, hash.1 &+ b, hash.2 &+ c, hash.3 &+ d, hash.4 &+ e, hash.5 &+ f, hash.6 &+ g,
+      hash.7 &+ h
+    )
+  }
+
+  /// The lowercase hexadecimal digest of some bytes.
+  static func hex(of bytes: some Sequence<UInt8>) -> String {
+    var hasher = SHA256()
+    let buffer = Array(bytes)
+    buffer.withUnsafeBytes { hasher.update($0) }
+    return hexString(hasher.finalize())
+  }
+
+  /// Lowercase hexadecimal text of bytes.
+  static func hexString(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0x0f)])
+    }
+    return String(decoding: text, as: UTF8.self)
+  }
+}

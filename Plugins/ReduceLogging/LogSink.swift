@@ -1,0 +1,53 @@
+/// Where a ``LoggingMiddleware`` writes its entries: the standard streams, a file, or a logging
+/// system of your own.
+///
+/// A sink is called synchronously, on the dispatching thread, once per entry, with no lock of
+/// the store held. It may be called from several threads at once when the middleware serves
+/// several stores or a deferred delivery; the built-in sinks serialize their writes. Throw to
+/// report a failure: the middleware publishes it on the store's `errors` as
+/// `DispatchError.middlewareFailed` and the dispatch itself still succeeds. A sink must not
+/// block forever; the built-in ones give up after a timeout or an error.
+///
+/// ```swift
+/// struct MemorySink: LogSink {
+///   let lines: Mutex<[String]>
+///   func write(_ record: LogRecord) {
+///     lines.withLock { $0.append(record.text) }
+///   }
+/// }
+/// ```
+public protocol LogSink: Sendable {
+  /// Writes one entry.
+  ///
+  /// - Parameter record: The entry, and its text in the middleware's format.
+  /// - Throws: Any error, reported on the store's `errors`.
+  func write(_ record: LogRecord) throws
+}
+
+/// One entry handed to a ``LogSink``: the structured ``LogEntry`` and its formatted text.
+public struct LogRecord: Sendable {
+  /// The entry.
+  public let entry: LogEntry
+  /// The middleware's format.
+  public let format: LogFormat
+
+  /// Creates a record.
+  ///
+  /// - Parameters:
+  ///   - entry: The entry.
+  ///   - format: The format its ``text`` is written in.
+  public init(entry: LogEntry, format: LogFormat) {
+    self.entry = entry
+    self.format = format
+  }
+
+  /// The entry in the record's format, without a final newline (an expanded text entry spans
+  /// several lines). Computed when read.
+  public var text: String {
+    switch format {
+    case .jsonLines: EntryFormatter.jsonLine(entry, sequence: entry.sequence, previous: nil)
+    case .text(style: .compact): EntryFormatter.compact(entry)
+    case .text(style: .expanded): EntryFormatter.expanded(entry)
+    }
+  }
+}

@@ -1,0 +1,230 @@
+public import Foundation
+public import Reduce
+import Synchronization
+
+/// A middleware that logs every action it sees: its type and payload, the outcome, the
+/// duration, and what changed in the state.
+///
+/// ```swift
+/// let logger = LoggingMiddleware<AppState>(format: .text(style: .compact), sink: .standardError)
+/// let store = try Store(initialState: AppState(), mutators: [counter], middleware: [logger])
+/// store.dispatch(CounterAction.incremented(by: 2))
+/// // #1 2024-05-01T12:00:00.123Z CounterAction {"incremented":{"by":2}} ok 0.012ms | count: 0 -> 2
+/// ```
+///
+/// For each action that passes the `filter`, the middleware reads the state, passes the action
+/// on with `next`, reads the state again, and writes one ``LogEntry`` to its ``LogSink``: the
+/// sequence number, the time (ISO 8601, UTC), the action's type name, its payload (JSON when the
+/// action is `Encodable`; otherwise, in text formats, a reflected description), the outcome
+/// (ok, or the ``DispatchError`` of the rest of the chain, which is then rethrown unchanged), the
+/// duration of the rest of the chain and the reducers, and a structural diff of the old and new
+/// state built with `Mirror`. Fields whose names contain one of `redactedFields` are shown as
+/// `<redacted>` in payloads and diffs.
+///
+/// Place it after throttling and before undo (thunk, throttle, logging, undo), so that it sees
+/// the actions that reach the reducers. A sink's failure is published on the store's `errors`
+/// as ``DispatchError/middlewareFailed(name:action:underlying:)``; the dispatch still succeeds.
+public struct LoggingMiddleware<State: Sendable>: Middleware {
+  /// The middleware's name, unique in a store's chain.
+  public let name: String
+  /// The format of the entries.
+  public let format: LogFormat
+  /// Where the entries go.
+  public let sink: any LogSink
+  private let filter: (@Sendable (any Action) -> Bool)?
+  private let actionTransformer: (@Sendable (any Action) -> any Action)?
+  private let stateTransformer: (@Sendable (State) -> Any)?
+  private let includesStateDiff: Bool
+  private let renderer: Renderer
+  private let measure: @Sendable (() -> DispatchError?) -> (DispatchError?, Duration)
+  private let now: @Sendable () -> Date
+  private let counter: SequenceCounter
+
+  /// Creates a logging middleware.
+  ///
+  /// - Parameters:
+  ///   - name: The middleware's name; give two loggers in one store different names.
+  ///   - format: Text for people, or JSON lines for machines and audit trails.
+  ///   - sink: Where entries go: `.standardOutput`, `.standardError`, `.file(path:durability:
+  ///     chained:)`, or a ``LogSink`` of your own.
+  ///   - filter: Which actions to log; the others are passed on at the cost of this one call.
+  ///   - actionTransformer: Replaces an action by what should be logged of it (to redact or
+  ///     shorten it). The store still reduces the original.
+  ///   - stateTransformer: Replaces the state by what should be diffed (a part of it, or a copy
+  ///     with secrets removed).
+  ///   - redactedFields: Field names whose values are never logged, matched without regard to
+  ///     case as part of a name (`token` hides `accessToken`).
+  ///   - includesStateDiff: Whether entries list the state's changes; without it the state is
+  ///     not read and no diff is computed.
+  ///   - clock: Measures durations.
+  ///   - now: Gives the entries' timestamps.
+  public init(
+    name: String = "LoggingMiddleware",
+    format: LogFormat = .text(style: .compact),
+    sink: any LogSink = .standardOutput,
+    filter: (@Sendable (any Action) -> Bool)? = nil,
+    actionTransformer: (@Sendable (any Action) -> any Action)? = nil,
+    stateTransformer: (@Sendable (State) -> Any)? = nil,
+    redactedFields: Set<String> = LogRedaction.defaultFields,
+    includesStateDiff: Bool = true,
+    clock: any Clock<Duration> = ContinuousClock(),
+    now: @escaping @Sendable () -> Date = { Date() }
+  ) {
+    self.name = name
+    self.format = format
+    self.sink = sink
+    self.filter = filter
+    self.actionTransformer = actionTransformer
+    self.stateTransformer = stateTransformer
+    self.includesStateDiff = includesStateDiff
+    self.renderer = Renderer(redactor: Redactor(redactedFields))
+    self.measure = Self.stopwatch(clock)
+    self.now = now
+    self.counter = SequenceCounter()
+  }
+
+  /// Opens a file sink, so that a file that cannot be written is found before any action.
+  ///
+  /// - Parameter store: The store's identity.
+  /// - Throws: A ``LogSinkError`` when the file cannot be opened or its chain continued, or
+  ///   when a chained file is given a text format.
+  public func willAttach(to store: ObjectIdentifier) throws {
+    guard let file = sink as? FileLogSink else { return }
+    if file.chained, format != .jsonLines {
+      throw LogSinkError.chainRequiresJSONLines(path: file.path)
+    }
+    try file.open()
+  }
+
+  /// Flushes a file sink to disk.
+  ///
+  /// - Parameter store: The store's identity.
+  public func didDetach(from store: ObjectIdentifier) {
+    (sink as? FileLogSink)?.flushIfOpen()
+  }
+
+  /// Logs the action around passing it on.
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - context: The store's state and error reporting.
+  ///   - next: Passes the action on.
+  /// - Throws: The ``DispatchError`` of the rest of the chain, unchanged.
+  public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
+    throws
+  {
+    if let filter, !filter(action) {
+      try next(action)
+      return
+    }
+    let timestamp = now()
+    let oldState = includesStateDiff ? context.state : nil
+    let (failure, duration) = measure { () -> DispatchError? in
+      do throws(DispatchError) {
+        try next(action)
+        return nil
+      } catch {
+        return error
+      }
+    }
+    var changes: [LogEntry.Change]?
+    if let oldState {
+      let newState = context.state
+      if let stateTransformer {
+        changes = StateDiff.changes(
+          from: stateTransformer(oldState), to: stateTransformer(newState), renderer: renderer)
+      } else {
+        changes = StateDiff.changes(from: oldState, to: newState, renderer: renderer)
+      }
+    }
+    let logged = actionTransformer?(action) ?? action
+    let entry = LogEntry(
+      sequence: counter.next(), timestamp: timestamp, action: Self.typeName(of: logged),
+      payload: payload(of: logged), outcome: failure.map(LogEntry.Outcome.failed) ?? .ok,
+      duration: duration, changes: changes)
+    do {
+      try sink.write(LogRecord(entry: entry, format: format))
+    } catch {
+      context.report(error)
+    }
+    if let failure { throw failure }
+  }
+
+  private static func stopwatch<C: Clock<Duration>>(_ clock: C)
+    -> @Sendable (() -> DispatchError?) -> (DispatchError?, Duration)
+  {
+    { body in
+      let start = clock.now
+      let result = body()
+      return (result, start.duration(to: clock.now))
+    }
+  }
+
+  static func typeName(of action: any Action) -> String {
+    String(describing: type(of: action))
+  }
+
+  private func payload(of action: any Action) -> LogEntry.Payload? {
+    if action is ReplaceState<State> { return nil }
+    if let batch = action as? Batch {
+      let items = batch.actions.map { item -> JSONValue in
+        var members: [(String, JSONValue)] = [("action", .string(Self.typeName(of: item)))]
+        if let json = json(of: item) {
+          members.append(("payload", json))
+        } else if format != .jsonLines {
+          members.append(("description", .string(renderer.render(item))))
+        }
+        return .object(members)
+      }
+      return .json(JSONValue.array(items).serialized)
+    }
+    if let json = json(of: action) { return .json(json.serialized) }
+    return format == .jsonLines ? nil : .description(renderer.render(action))
+  }
+
+  /// The redacted JSON of an `Encodable` action, or nil.
+  private func json(of action: any Action) -> JSONValue? {
+    guard let encodable = action as? any Encodable else { return nil }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    do {
+      let data = try encoder.encode(encodable)
+      return Self.redact(try JSONParser.parse(Array(data)), renderer.redactor)
+    } catch {
+      // An action whose encoding fails is logged with the error instead of its payload.
+      return .object([("unencodable", .string(String(describing: error)))])
+    }
+  }
+
+  private static func redact(_ value: JSONValue, _ redactor: Redactor) -> JSONValue {
+    guard !redactor.isEmpty else { return value }
+    switch value {
+    case .object(let members):
+      return .object(
+        members.map { key, member in
+          (key, redactor.hides(key) ? .string(LogRedaction.placeholder) : redact(member, redactor))
+        })
+    case .array(let elements):
+      return .array(elements.map { redact($0, redactor) })
+    default:
+      return value
+    }
+  }
+}
+
+/// The names the ``LoggingMiddleware`` redacts by default, and what it writes instead.
+public enum LogRedaction {
+  /// `password`, `secret` and `token`: any field whose name contains one of them, in any case.
+  public static let defaultFields: Set<String> = ["password", "secret", "token"]
+  /// What a redacted value is logged as: `<redacted>`.
+  public static let placeholder = "<redacted>"
+}
+
+/// The sequence numbers of one middleware, shared by its copies.
+final class SequenceCounter: Sendable {
+  private let value = Atomic<Int>(0)
+
+  func next() -> Int {
+    value.wrappingAdd(1, ordering: .relaxed).newValue
+  }
+}
