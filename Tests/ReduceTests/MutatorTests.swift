@@ -1,6 +1,23 @@
 import Reduce
 import Testing
 
+/// A reference a substate holds, to see whether the substate is copied.
+final class Token: Sendable {}
+
+/// A substate whose storage is a class reference, like an array's buffer.
+struct Payload: Sendable {
+  var token = Token()
+}
+
+/// A state with one substate that holds a reference.
+struct TokenState: Sendable {
+  var payload = Payload()
+  var count = 0
+}
+
+/// Touches the payload.
+struct Touch: Action {}
+
 @Suite struct MutatorTests {
   // MARK: Keys
 
@@ -146,6 +163,22 @@ import Testing
     let store = try makeStore(mutators: [mutator])
     store.dispatch(Increment(by: 5))
     #expect(try store.dispatch(Rename(name: "reset")).get().counter == 0)
+  }
+
+  @Test(
+    "a key-path handler that cannot throw reduces its substate in place, also with a key-path observer"
+  )
+  func inPlaceReduction() throws {
+    let unique = Probe<Bool>()
+    let payload = Mutator(\TokenState.payload) { (payload: inout Payload, _: Touch) in
+      unique.append(isKnownUniquelyReferenced(&payload.token))
+    }
+    let store = try Store(initialState: TokenState(), mutators: [payload])
+    store.dispatch(Touch())
+    let subscription = store.subscribe(to: \.count) { _ in }
+    store.dispatch(Touch())
+    #expect(unique.values == [true, true])
+    subscription.cancel()
   }
 
   // MARK: Wildcard handlers

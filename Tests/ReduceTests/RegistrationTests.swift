@@ -155,6 +155,20 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
       store, keys: ["\\TestState.counter", "\\TestState.doc.title"], refusedCalls: calls)
   }
 
+  @Test("a key-path lens inside a registered path throws overlappingSubstate")
+  func keyPathLensOverlaps() throws {
+    let doc = Mutator(\TestState.doc) { (doc: inout TestDoc, a: Rename) in doc.title = a.name }
+    let store = try makeStore(mutators: [counterMutator, doc])
+    let title = Mutator(key: "title", lens: Lens(\TestState.doc.title)) {
+      (t: inout String, a: Rename) in t = a.name
+    }
+    #expect(
+      throws: RegistrationError.overlappingSubstate(key: "title", existing: "\\TestState.doc")
+    ) {
+      try store.register(title)
+    }
+  }
+
   @Test("sibling paths of one struct do not overlap")
   func siblingsDoNotOverlap() throws {
     let title = Mutator(\TestState.doc.title) { (t: inout String, a: Rename) in t = a.name }
