@@ -1,0 +1,119 @@
+import Foundation
+import ReduceLogging
+import Testing
+
+/// Runs the built `reduce-audit` executable.
+struct AuditCommand {
+  struct Output {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+  }
+
+  /// The executable, found next to the test binary in the build products directory.
+  static func executable() throws -> URL {
+    var directory = Bundle.main.bundleURL
+    for _ in 0..<4 {
+      let candidate = directory.appendingPathComponent("reduce-audit")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      directory.deleteLastPathComponent()
+    }
+    let fromArgument = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("reduce-audit")
+    return try #require(
+      FileManager.default.isExecutableFile(atPath: fromArgument.path) ? fromArgument : nil,
+      "reduce-audit was not found next to the tests; `swift test` builds it")
+  }
+
+  static func run(_ arguments: [String]) throws -> Output {
+    let process = Process()
+    process.executableURL = try executable()
+    process.arguments = arguments
+    let output = Foundation.Pipe()
+    let error = Foundation.Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Output(
+      status: process.terminationStatus,
+      standardOutput: String(decoding: outputData, as: UTF8.self),
+      standardError: String(decoding: errorData, as: UTF8.self))
+  }
+}
+
+@Suite struct ReduceAuditTests {
+  @Test("verify prints the entry count and exits 0 for an intact log", .timeLimit(.minutes(1)))
+  func verifyIntact() throws {
+    let path = try writeChainedLog(count: 3)
+    let result = try AuditCommand.run(["verify", path])
+    #expect(result.status == 0)
+    #expect(result.standardOutput == "\(path): 3 entries, chain intact\n")
+  }
+
+  @Test("verify names the first bad line and exits 1 for a tampered log", .timeLimit(.minutes(1)))
+  func verifyTampered() throws {
+    let path = try writeChainedLog(count: 3)
+    var lines = try readLines(path)
+    lines.remove(at: 1)
+    try writeLines(lines, to: path)
+    let result = try AuditCommand.run(["verify", path])
+    #expect(result.status == 1)
+    #expect(result.standardError.hasPrefix("\(path): line 2: sequence number 3 where 2"))
+  }
+
+  @Test("verify exits 2 when only the last line is torn", .timeLimit(.minutes(1)))
+  func verifyTorn() throws {
+    let path = try writeChainedLog(count: 3)
+    let lines = try readLines(path)
+    try writeLines(Array(lines[0..<2]) + [String(lines[2].prefix(40))], to: path, finalNewline: false)
+    let result = try AuditCommand.run(["verify", path])
+    #expect(result.status == 2)
+    #expect(result.standardError.contains("line 3: the last line is incomplete"))
+  }
+
+  @Test("show prints the entries, filtered by action and time", .timeLimit(.minutes(1)))
+  func show() throws {
+    let path = temporaryLogPath()
+    let store = try makeCounterStore(
+      LoggingMiddleware(
+        format: .jsonLines, sink: .file(path: path, chained: true), clock: SteppingClock(),
+        now: { fixedDate }))
+    store.dispatch(CounterAction.incremented(by: 2))
+    store.dispatch(Note(text: "hi"))
+    let all = try AuditCommand.run(["show", path])
+    #expect(all.status == 0)
+    #expect(
+      all.standardOutput == """
+        #1 2024-05-01T12:00:00.000Z CounterAction
+          payload: {"incremented":{"by":2}}
+          outcome: ok
+          duration: 0.250ms
+          changes:
+            count: 0 -> 2
+
+        #2 2024-05-01T12:00:00.000Z Note
+          outcome: ok
+          duration: 0.250ms
+          changes:
+            history[0]: + 2
+
+        """)
+    let notes = try AuditCommand.run(["show", path, "--action", "Note"])
+    #expect(notes.standardOutput.hasPrefix("#2 "))
+    let later = try AuditCommand.run(["show", path, "--since", "2024-05-02"])
+    #expect(later.status == 0)
+    #expect(later.standardOutput.isEmpty)
+  }
+
+  @Test("usage errors exit 64 with a usage line", .timeLimit(.minutes(1)))
+  func usage() throws {
+    for arguments in [[], ["verify"], ["frobnicate"], ["show"], ["show", "x", "--since", "soon"]] {
+      let process = try AuditCommand.run(arguments)
+      #expect(process.status == 64, "\(arguments)")
+      #expect(process.standardError.contains("usage: reduce-audit verify FILE"), "\(arguments)")
+    }
+  }
+}
