@@ -123,9 +123,11 @@ struct Touch: Action {}
 
   @Test("the pure form returns the new substate from the whole state and the action")
   func pureForm() throws {
-    let summary = Mutator(\TestState.name) { (state: TestState, action: Rename) -> String in
-      "\(action.name)#\(state.counter)"
-    }
+    let summary = Mutator(
+      \TestState.name,
+      reduce: { (state: TestState, action: Rename) -> String in
+        "\(action.name)#\(state.counter)"
+      })
     let store = try makeStore(mutators: [counterMutator, summary])
     store.dispatch(Increment(by: 2))
     #expect(try store.dispatch(Rename(name: "n")).get().name == "n#2")
