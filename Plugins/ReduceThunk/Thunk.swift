@@ -135,10 +135,11 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
 }
 
 extension Thunk: CustomStringConvertible {
-  /// The thunk's kind, value type and id, for logs: `Thunk<Int>(async, id: todos)`.
+  /// The thunk's value type, kind and id, for logs: `Thunk<Int>(async, id: todos)`.
   public var description: String {
     let kind = isAsync ? "async" : "sync"
     let idText = cancellationID.map { ", id: \($0)" } ?? ""
-    return "Thunk<\(Value.self)>(\(kind)\(idText))"
+    let value = Value.self == Void.self ? "Void" : String(describing: Value.self)
+    return "Thunk<\(value)>(\(kind)\(idText))"
   }
 }

@@ -137,7 +137,7 @@ import Testing
       return
     }
     #expect(underlying as? Failure == Failure(code: 3))
-    #expect(String(describing: action) == "Thunk<()>(async, id: load)")
+    #expect(String(describing: action) == "Thunk<Void>(async, id: load)")
   }
 
   @Test("a synchronous thunk's error, fired and forgotten, rejects the dispatch")
@@ -233,7 +233,7 @@ import Testing
         await Task.yield()
         context.dispatch(CountAction.incremented(by: 1))
       })
-    #expect(outer.all == ["Thunk<()>(async)", "incremented(by: 1)"])
+    #expect(outer.all == ["Thunk<Void>(async)", "incremented(by: 1)"])
     #expect(inner.all == ["incremented(by: 1)"])
   }
 
@@ -257,7 +257,7 @@ import Testing
       Issue.record("expected a rejection, got \(result)")
       return
     }
-    #expect(underlying as? ThunkError == .unsupportedInBatch(action: "Thunk<()>(sync)"))
+    #expect(underlying as? ThunkError == .unsupportedInBatch(action: "Thunk<Void>(sync)"))
     #expect(store.state.count == 0)
   }
 
