@@ -467,6 +467,15 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
     }
   }
 
+  @Test("an init that throws detaches the middleware that had already joined")
+  func failedInitDetaches() {
+    let events = Probe<String>()
+    #expect(throws: RegistrationError.self) {
+      _ = try makeStore(middleware: [Lifecycle(name: "first", events: events), Refuser()])
+    }
+    #expect(events.values == ["attach first", "detach first"])
+  }
+
   // MARK: Coverage
 
   @Test("validateCoverage names every top-level property without a mutator")
