@@ -10,12 +10,19 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Reduce", targets: ["Reduce"]),
+    .library(name: "ReduceTesting", targets: ["ReduceTesting"]),
+    .library(name: "ReduceThrottle", targets: ["ReduceThrottle"]),
     .library(name: "ReduceThunk", targets: ["ReduceThunk"]),
     .library(name: "ReduceUndo", targets: ["ReduceUndo"]),
   ],
   targets: [
     .target(name: "Reduce"),
     .testTarget(name: "ReduceTests", dependencies: ["Reduce"]),
+    .target(name: "ReduceTesting", dependencies: ["Reduce"]),
+    .testTarget(name: "ReduceTestingTests", dependencies: ["ReduceTesting", "Reduce"]),
+    .target(name: "ReduceThrottle", dependencies: ["Reduce"], path: "Plugins/ReduceThrottle"),
+    .testTarget(
+      name: "ReduceThrottleTests", dependencies: ["ReduceThrottle", "ReduceTesting", "Reduce"]),
     .target(name: "ReduceThunk", dependencies: ["Reduce"], path: "Plugins/ReduceThunk"),
     .testTarget(name: "ReduceThunkTests", dependencies: ["ReduceThunk", "Reduce"]),
     .target(name: "ReduceUndo", dependencies: ["Reduce"], path: "Plugins/ReduceUndo"),

@@ -1,0 +1,159 @@
+public import Reduce
+
+/// A store for tests: send an action, then assert exactly how the state changed.
+///
+/// A test store is exhaustive. ``send(_:sourceLocation:assert:)`` fails when the state after
+/// the action differs from the expectation, including when the action changed the state and the
+/// test asserted no change. Actions that reach the reducers without being sent (dispatched by a
+/// middleware or an observer, delivered late by a throttle, sent by a thunk) are *received*:
+/// each must be asserted, in order, with ``receive(_:timeout:sourceLocation:assert:)`` or
+/// ``receive(where:timeout:sourceLocation:assert:)``, and ``finish(sourceLocation:)`` fails if
+/// any is left.
+///
+/// ```swift
+/// let store = try TestStore(initialState: Counter(), mutators: [counter])
+/// store.send(CounterAction.incremented(by: 2)) { $0.count = 2 }
+/// store.send(CounterAction.reset) { $0.count = 0 }
+/// store.finish()
+/// ```
+///
+/// Failures go to the store's failure reporter, with the location of the failing assertion. The
+/// default reporter records a Swift Testing issue; XCTest suites pass their own (see
+/// ``TestFailure``). The store's chain is the given middleware between two of the test store's
+/// own: an outermost one that marks the sent action and an innermost one that records every
+/// action reaching the reducers.
+public final class TestStore<State: Equatable & Sendable>: Sendable {
+  /// The store under test, for code that takes a store (views, thunks, observers).
+  public let store: Store<State>
+  let log: TestStoreLog<State>
+  let reportFailure: @Sendable (TestFailure) -> Void
+
+  /// Creates a test store and the store it tests.
+  ///
+  /// - Parameters:
+  ///   - initialState: The state before any action.
+  ///   - mutators: The reducers of the substates.
+  ///   - middleware: The chain under test, outermost first.
+  ///   - fallback: The store's fallback, as in ``Store/init(initialState:mutators:middleware:fallback:)``.
+  ///   - reportFailure: Reports each failed assertion; records a Swift Testing issue by default.
+  /// - Throws: The store's ``RegistrationError``.
+  public init(
+    initialState: State,
+    mutators: [Mutator<State>] = [],
+    middleware: [any Middleware<State>] = [],
+    fallback: (@Sendable (DispatchError) -> (any Action)?)? = nil,
+    reportFailure: @escaping @Sendable (TestFailure) -> Void = TestFailure.recordIssue
+  ) throws(RegistrationError) {
+    let log = TestStoreLog<State>()
+    self.log = log
+    self.reportFailure = reportFailure
+    self.store = try Store(
+      initialState: initialState, mutators: mutators,
+      middleware: [SendMarker(log: log)] + middleware + [ReductionRecorder(log: log)],
+      fallback: fallback)
+  }
+
+  /// The store's current state.
+  public var state: State {
+    store.state
+  }
+
+  /// The actions received and not yet asserted, oldest first.
+  public var receivedActions: [any Action] {
+    log.received.map(\.action)
+  }
+
+  // MARK: Assertions
+
+  func send(
+    _ action: some Action, at location: TestFailure.Location,
+    assert expectedChange: ((inout State) throws -> Void)?
+  ) -> Result<State, DispatchError> {
+    let unasserted = log.takeReceived()
+    if !unasserted.isEmpty {
+      fail(
+        "Before sending \(describe(action)), \(unasserted.count) received action(s) were not asserted:\n"
+          + list(unasserted.map(\.action)),
+        at: location)
+    }
+    let before = store.state
+    let result = store.dispatch(SentAction(action: action))
+    let sent = log.takeSent()
+    let from = sent.before ?? before
+    let actual = sent.reduced.last?.after ?? from
+    check(
+      from: from, to: actual, expectedChange, at: location,
+      what: "sending \(describe(action))")
+    return result
+  }
+
+  func receive(
+    matching predicate: (any Action) -> Bool, expecting description: String,
+    timeout: Duration, at location: TestFailure.Location,
+    assert expectedChange: ((inout State) throws -> Void)?
+  ) async {
+    if log.received.isEmpty {
+      guard await log.waitForReceived(timeout: timeout) else {
+        fail(
+          "Expected to receive \(description), but no action was received within \(timeout).",
+          at: location)
+        return
+      }
+    }
+    guard let received = log.takeFirstReceived() else { return }
+    guard predicate(received.action) else {
+      fail(
+        "Expected to receive \(description), but received \(describe(received.action)).",
+        at: location)
+      return
+    }
+    check(
+      from: received.before, to: received.after, expectedChange, at: location,
+      what: "receiving \(describe(received.action))")
+  }
+
+  func finish(at location: TestFailure.Location) {
+    let unasserted = log.takeReceived()
+    guard !unasserted.isEmpty else { return }
+    fail(
+      "\(unasserted.count) received action(s) were not asserted:\n"
+        + list(unasserted.map(\.action)),
+      at: location)
+  }
+
+  /// Compares the state an action produced with the expectation built from the state before it.
+  private func check(
+    from before: State, to actual: State, _ expectedChange: ((inout State) throws -> Void)?,
+    at location: TestFailure.Location, what: String
+  ) {
+    var expected = before
+    do {
+      try expectedChange?(&expected)
+    } catch {
+      fail("The expectation for \(what) threw: \(error)", at: location)
+      return
+    }
+    guard expected != actual else { return }
+    let headline =
+      expectedChange == nil && actual != before
+      ? "The state changed after \(what), but no change was asserted"
+      : "The state after \(what) is not as expected"
+    var lines = StateDiff.lines(expected: expected, actual: actual)
+    if lines.isEmpty {
+      lines = ["    − \(String(reflecting: expected))", "    + \(String(reflecting: actual))"]
+    }
+    fail(headline + " (− expected, + actual):\n" + lines.joined(separator: "\n"), at: location)
+  }
+
+  private func fail(_ message: String, at location: TestFailure.Location) {
+    reportFailure(TestFailure(message: message, location: location))
+  }
+
+  private func describe(_ action: any Action) -> String {
+    String(reflecting: action)
+  }
+
+  private func list(_ actions: [any Action]) -> String {
+    actions.map { "  " + describe($0) }.joined(separator: "\n")
+  }
+}
