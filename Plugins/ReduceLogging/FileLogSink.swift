@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A sink that appends entries to a file: a debug log, or with `chained: true`, an audit trail.
 ///
 /// The file is created if needed and always appended to. Opening happens when the middleware
@@ -52,7 +50,9 @@ public struct FileLogSink: LogSink {
   /// - Parameter record: The entry.
   /// - Throws: A ``LogSinkError``: the file cannot be opened or written, or was damaged before.
   public func write(_ record: LogRecord) throws {
-    if chained, record.format != .jsonLines { throw LogSinkError.chainRequiresJSONLines(path: path) }
+    if chained, record.format != .jsonLines {
+      throw LogSinkError.chainRequiresJSONLines(path: path)
+    }
     try handle.open().append(record, durability: durability)
   }
 
@@ -94,7 +94,7 @@ extension LogSink where Self == FileLogSink {
 final class FileHandleBox: Sendable {
   let path: String
   let chained: Bool
-  private let writer = Mutex<FileWriter?>(nil)
+  private let writer = Locked<FileWriter?>(nil)
 
   init(path: String, chained: Bool) {
     self.path = path

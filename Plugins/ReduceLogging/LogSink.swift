@@ -41,8 +41,9 @@ public struct LogRecord: Sendable {
     self.format = format
   }
 
-  /// The entry in the record's format, without a final newline (an expanded text entry spans
-  /// several lines). Computed when read.
+  /// The entry in the record's format, without a final newline.
+  ///
+  /// An expanded text entry spans several lines. The text is computed when read.
   public var text: String {
     switch format {
     case .jsonLines: EntryFormatter.jsonLine(entry, sequence: entry.sequence, previous: nil)

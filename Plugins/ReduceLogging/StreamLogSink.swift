@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A sink that writes each entry, followed by a newline, to a file descriptor: standard output,
 /// standard error, a pipe or a socket.
 ///
@@ -43,8 +41,10 @@ public struct StreamLogSink: LogSink {
       while offset < bytes.count {
         let remaining = ContinuousClock.now.duration(to: deadline)
         let milliseconds = Int32(
-          clamping: max(0, remaining.components.seconds * 1000
-            + remaining.components.attoseconds / 1_000_000_000_000_000))
+          clamping: max(
+            0,
+            remaining.components.seconds * 1000
+              + remaining.components.attoseconds / 1_000_000_000_000_000))
         switch POSIX.waitWritable(descriptor, milliseconds: milliseconds) {
         case .failure(let error):
           throw .streamWriteFailed(fileDescriptor: descriptor, reason: error.reason)
@@ -72,5 +72,5 @@ extension LogSink where Self == StreamLogSink {
 
 /// A lock shared by the copies of a sink.
 final class SinkLock: Sendable {
-  let mutex = Mutex(())
+  let mutex = Locked(())
 }

@@ -106,7 +106,8 @@ enum ReduceAudit {
         printed += 1
       } catch {
         if torn, number == lines.count {
-          printError("\(file): line \(number): the last line is incomplete (a crash during a write)")
+          printError(
+            "\(file): line \(number): the last line is incomplete (a crash during a write)")
           tornEnd = true
         } else {
           printError("\(file): \(error)")

@@ -19,6 +19,7 @@ func writeChainedLog(
   @Test("a chained log links each entry to the SHA-256 of the line before it")
   func chain() throws {
     let path = try writeChainedLog(count: 3)
+    defer { removeLog(path) }
     let lines = try readLines(path)
     #expect(lines.count == 3)
     let entries = try lines.enumerated().map { try AuditLog.Entry(parsing: $1, line: $0 + 1) }
@@ -32,6 +33,7 @@ func writeChainedLog(
   @Test("with everyEntry durability the entry is in the file when dispatch returns")
   func everyEntry() throws {
     let path = temporaryLogPath()
+    defer { removeLog(path) }
     let store = try makeCounterStore(
       LoggingMiddleware(
         format: .jsonLines, sink: .file(path: path, durability: .everyEntry, chained: true)))
@@ -44,6 +46,7 @@ func writeChainedLog(
   @Test("with buffered durability the entry is handed to the system when dispatch returns")
   func buffered() throws {
     let path = temporaryLogPath()
+    defer { removeLog(path) }
     let sink = FileLogSink(path: path, durability: .buffered, chained: true)
     let store = try makeCounterStore(LoggingMiddleware(format: .jsonLines, sink: sink))
     store.dispatch(CounterAction.incremented(by: 1))
@@ -60,6 +63,7 @@ func writeChainedLog(
   @Test("a last line cut short by a crash is reported as torn, not as tampering")
   func tornLastLine() throws {
     let path = try writeChainedLog(count: 3)
+    defer { removeLog(path) }
     let size = try #require(
       try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
@@ -76,6 +80,7 @@ func writeChainedLog(
   @Test("a complete last entry without its newline is torn too")
   func missingNewline() throws {
     let path = try writeChainedLog(count: 2)
+    defer { removeLog(path) }
     try writeLines(try readLines(path), to: path, finalNewline: false)
     #expect(throws: AuditLogError.tornLastLine(line: 2)) {
       try AuditLog.verify(contentsOf: URL(fileURLWithPath: path))
@@ -85,6 +90,7 @@ func writeChainedLog(
   @Test("an unterminated last line that is no prefix of an entry is tampering")
   func garbageAtTheEnd() throws {
     let path = try writeChainedLog(count: 2)
+    defer { removeLog(path) }
     let lines = try readLines(path)
     try writeLines(lines + ["}garbage"], to: path, finalNewline: false)
     let error = try #require(throws: AuditLogError.self) {
@@ -97,6 +103,7 @@ func writeChainedLog(
   @Test("an edited payload is detected at the edited line")
   func editedPayload() throws {
     let path = try writeChainedLog(count: 4)
+    defer { removeLog(path) }
     var lines = try readLines(path)
     lines[1] = lines[1].replacingOccurrences(of: #""by":2"#, with: #""by":20"#)
     try writeLines(lines, to: path)
@@ -108,6 +115,7 @@ func writeChainedLog(
   @Test("a deleted line is detected where the sequence jumps")
   func deletedLine() throws {
     let path = try writeChainedLog(count: 4)
+    defer { removeLog(path) }
     var lines = try readLines(path)
     lines.remove(at: 1)
     try writeLines(lines, to: path)
@@ -119,6 +127,7 @@ func writeChainedLog(
   @Test("two swapped lines are detected at the first of them")
   func swappedLines() throws {
     let path = try writeChainedLog(count: 4)
+    defer { removeLog(path) }
     var lines = try readLines(path)
     lines.swapAt(1, 2)
     try writeLines(lines, to: path)
@@ -130,6 +139,7 @@ func writeChainedLog(
   @Test("an edited first line is detected at line 1")
   func editedFirstLine() throws {
     let path = try writeChainedLog(count: 3)
+    defer { removeLog(path) }
     var lines = try readLines(path)
     lines[0] = lines[0].replacingOccurrences(of: #""by":1"#, with: #""by":9"#)
     try writeLines(lines, to: path)
@@ -141,6 +151,7 @@ func writeChainedLog(
   @Test("a first line whose prev is not the genesis value is detected at line 1")
   func replacedGenesis() throws {
     let path = try writeChainedLog(count: 2)
+    defer { removeLog(path) }
     var lines = try readLines(path)
     lines[0] = lines[0].replacingOccurrences(
       of: AuditLog.genesisHash, with: String(repeating: "1", count: 64))
@@ -153,6 +164,7 @@ func writeChainedLog(
   @Test("a line that is not JSON is malformed, at its line")
   func malformedLine() throws {
     let path = try writeChainedLog(count: 3)
+    defer { removeLog(path) }
     var lines = try readLines(path)
     lines[1] = "not json"
     try writeLines(lines, to: path)
@@ -169,6 +181,7 @@ func writeChainedLog(
   @Test("verifying never changes the file")
   func verifyIsReadOnly() throws {
     let path = try writeChainedLog(count: 3)
+    defer { removeLog(path) }
     var lines = try readLines(path)
     lines[1] = "tampered"
     try writeLines(lines, to: path)
@@ -180,7 +193,9 @@ func writeChainedLog(
   @Test("reopening a chained log appends and continues its sequence and chain")
   func reopen() throws {
     let path = try writeChainedLog(count: 3)
+    defer { removeLog(path) }
     let copy = temporaryLogPath()
+    defer { removeLog(copy) }
     try FileManager.default.copyItem(atPath: path, toPath: copy)
     for file in [path, copy] {
       let store = try makeCounterStore(
@@ -197,6 +212,7 @@ func writeChainedLog(
   @Test("a chained log whose last line is torn is refused when reopened, and left as it was")
   func reopenTorn() throws {
     let path = try writeChainedLog(count: 2)
+    defer { removeLog(path) }
     let lines = try readLines(path)
     try writeLines([lines[0], String(lines[1].prefix(30))], to: path, finalNewline: false)
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -214,6 +230,7 @@ func writeChainedLog(
   @Test("a chained file with a text format is refused")
   func chainNeedsJSON() throws {
     let path = temporaryLogPath()
+    defer { removeLog(path) }
     #expect(throws: RegistrationError.self) {
       try makeCounterStore(
         LoggingMiddleware(format: .text(style: .compact), sink: .file(path: path, chained: true)))
@@ -223,12 +240,15 @@ func writeChainedLog(
   @Test("a plain file sink appends text lines")
   func plainFile() throws {
     let path = temporaryLogPath()
+    defer { removeLog(path) }
     let store = try makeCounterStore(
-      LoggingMiddleware(format: .text(style: .compact), sink: .file(path: path), now: { fixedDate }))
+      LoggingMiddleware(format: .text(style: .compact), sink: .file(path: path), now: { fixedDate })
+    )
     store.dispatch(CounterAction.incremented(by: 2))
     store.dispatch(CounterAction.incremented(by: 3))
     let lines = try readLines(path)
     #expect(lines.count == 2)
-    #expect(lines[1].hasPrefix(#"#2 2024-05-01T12:00:00.000Z CounterAction {"incremented":{"by":3}} ok"#))
+    #expect(
+      lines[1].hasPrefix(#"#2 2024-05-01T12:00:00.000Z CounterAction {"incremented":{"by":3}} ok"#))
   }
 }

@@ -96,7 +96,8 @@ import Testing
     #expect(sink.entries.count == 1)
     #expect(
       sink.entries.first?.payload
-        == .json(#"[{"action":"CounterAction","payload":{"incremented":{"by":1}}},{"action":"Note"}]"#))
+        == .json(
+          #"[{"action":"CounterAction","payload":{"incremented":{"by":1}}},{"action":"Note"}]"#))
   }
 
   @Test("without the state diff, entries have no changes")

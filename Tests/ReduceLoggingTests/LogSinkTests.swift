@@ -49,7 +49,8 @@ private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPoint
 }
 
 @Suite struct LogSinkTests {
-  @Test("a failing sink is reported on the store's errors and the dispatch still succeeds",
+  @Test(
+    "a failing sink is reported on the store's errors and the dispatch still succeeds",
     .timeLimit(.minutes(1)))
   func failureReported() async throws {
     let store = try makeCounterStore(LoggingMiddleware(sink: FailingSink()))
@@ -73,11 +74,14 @@ private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPoint
         includesStateDiff: false, now: { fixedDate }))
     store.dispatch(Note(text: "a"))
     let text = pipe.read(count: 4096)
-    #expect(text.hasPrefix(#"{"seq":1,"ts":"2024-05-01T12:00:00.000Z","action":"Note","outcome":"ok","durationNs":"#))
+    #expect(
+      text.hasPrefix(
+        #"{"seq":1,"ts":"2024-05-01T12:00:00.000Z","action":"Note","outcome":"ok","durationNs":"#))
     #expect(text.hasSuffix("}\n"))
   }
 
-  @Test("a stream nobody reads times out instead of blocking the dispatch",
+  @Test(
+    "a stream nobody reads times out instead of blocking the dispatch",
     .timeLimit(.minutes(1)))
   func streamTimeout() throws {
     let pipe = try Pipe()
@@ -108,7 +112,8 @@ private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPoint
     #expect(reason.contains(path))
   }
 
-  @Test("a full disk is reported as a write failure of the file",
+  @Test(
+    "a full disk is reported as a write failure of the file",
     .enabled(if: FileManager.default.fileExists(atPath: "/dev/full")), .timeLimit(.minutes(1)))
   func diskFull() async throws {
     let store = try makeCounterStore(
@@ -128,6 +133,7 @@ private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPoint
   @Test("sinks of one file in one process share its writer, so the chain stays whole")
   func sharedWriter() throws {
     let path = temporaryLogPath()
+    defer { removeLog(path) }
     let first = try makeCounterStore(
       LoggingMiddleware(format: .jsonLines, sink: .file(path: path, chained: true)))
     let second = try makeCounterStore(
@@ -141,6 +147,7 @@ private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPoint
   @Test("one file cannot be opened chained and not chained in one process")
   func conflictingOptions() throws {
     let path = temporaryLogPath()
+    defer { removeLog(path) }
     let chained = try makeCounterStore(
       LoggingMiddleware(format: .jsonLines, sink: .file(path: path, chained: true)))
     #expect(throws: RegistrationError.self) {

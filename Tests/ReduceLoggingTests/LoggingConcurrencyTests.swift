@@ -59,6 +59,7 @@ struct MarkState: Equatable, Sendable {
   @Test("8 threads dispatching into one chained log leave a valid chain with every action once")
   func oneStore() throws {
     let path = temporaryLogPath()
+    defer { removeLog(path) }
     let store = try makeStore(path: path)
     onThreads(Self.threads) { thread in
       for step in 0..<Self.steps { store.dispatch(Mark(thread: thread, step: step)) }
@@ -74,6 +75,7 @@ struct MarkState: Equatable, Sendable {
   @Test("two stores logging to one chained file from 8 threads leave one valid chain")
   func twoStores() throws {
     let path = temporaryLogPath()
+    defer { removeLog(path) }
     let stores = [try makeStore(path: path), try makeStore(path: path)]
     onThreads(Self.threads) { thread in
       for step in 0..<Self.steps { stores[thread % 2].dispatch(Mark(thread: thread, step: step)) }

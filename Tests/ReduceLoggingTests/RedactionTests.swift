@@ -39,7 +39,9 @@ enum RedactionFixture {
     headers["X-Token"] = "abc"
   }
 
-  static func store(_ sink: RecordingSink, redacting fields: Set<String> = LogRedaction.defaultFields)
+  static func store(
+    _ sink: RecordingSink, redacting fields: Set<String> = LogRedaction.defaultFields
+  )
     throws -> Store<State>
   {
     try Store(
@@ -120,7 +122,8 @@ enum RedactionFixture {
     let store = try Fixture.store(sink, redacting: ["email"])
     store.dispatch(Fixture.SignUp(email: "a@b.c", password: "s3cret"))
     #expect(
-      sink.entries.first?.payload == .description(#"SignUp(email: <redacted>, password: "s3cret")"#))
+      sink.entries.first?.payload == .description(#"SignUp(email: <redacted>, password: "s3cret")"#)
+    )
     let plain = RecordingSink()
     let open = try Fixture.store(plain, redacting: [])
     open.dispatch(Fixture.AuthAction.tokenRefreshed("t-2"))

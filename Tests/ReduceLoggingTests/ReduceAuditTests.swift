@@ -48,6 +48,7 @@ struct AuditCommand {
   @Test("verify prints the entry count and exits 0 for an intact log", .timeLimit(.minutes(1)))
   func verifyIntact() throws {
     let path = try writeChainedLog(count: 3)
+    defer { removeLog(path) }
     let result = try AuditCommand.run(["verify", path])
     #expect(result.status == 0)
     #expect(result.standardOutput == "\(path): 3 entries, chain intact\n")
@@ -56,6 +57,7 @@ struct AuditCommand {
   @Test("verify names the first bad line and exits 1 for a tampered log", .timeLimit(.minutes(1)))
   func verifyTampered() throws {
     let path = try writeChainedLog(count: 3)
+    defer { removeLog(path) }
     var lines = try readLines(path)
     lines.remove(at: 1)
     try writeLines(lines, to: path)
@@ -67,8 +69,10 @@ struct AuditCommand {
   @Test("verify exits 2 when only the last line is torn", .timeLimit(.minutes(1)))
   func verifyTorn() throws {
     let path = try writeChainedLog(count: 3)
+    defer { removeLog(path) }
     let lines = try readLines(path)
-    try writeLines(Array(lines[0..<2]) + [String(lines[2].prefix(40))], to: path, finalNewline: false)
+    try writeLines(
+      Array(lines[0..<2]) + [String(lines[2].prefix(40))], to: path, finalNewline: false)
     let result = try AuditCommand.run(["verify", path])
     #expect(result.status == 2)
     #expect(result.standardError.contains("line 3: the last line is incomplete"))
@@ -77,6 +81,7 @@ struct AuditCommand {
   @Test("show prints the entries, filtered by action and time", .timeLimit(.minutes(1)))
   func show() throws {
     let path = temporaryLogPath()
+    defer { removeLog(path) }
     let store = try makeCounterStore(
       LoggingMiddleware(
         format: .jsonLines, sink: .file(path: path, chained: true), clock: SteppingClock(),

@@ -59,7 +59,9 @@ enum DiffFixture {
   }
 
   static let cases: [Case] = [
-    Case(kind: "a string field", change: { $0.title = "Final" }, expected: [#"title: "Draft" -> "Final""#]),
+    Case(
+      kind: "a string field", change: { $0.title = "Final" },
+      expected: [#"title: "Draft" -> "Final""#]),
     Case(
       kind: "a nested struct field", change: { $0.settings.fontSize = 14 },
       expected: ["settings.fontSize: 12 -> 14"]),
@@ -110,7 +112,9 @@ enum DiffFixture {
     Case(
       kind: "a set, compared whole", change: { $0.tags.insert("a") },
       expected: [#"tags: Set(["x"]) -> Set(["a", "x"])"#]),
-    Case(kind: "a tuple element", change: { $0.pair.1 = "uno" }, expected: [#"pair.1: "one" -> "uno""#]),
+    Case(
+      kind: "a tuple element", change: { $0.pair.1 = "uno" }, expected: [#"pair.1: "one" -> "uno""#]
+    ),
     Case(
       kind: "a value that is not Equatable", change: { $0.box.values.append(2) },
       expected: ["box.values[1]: + 2"]),
@@ -160,7 +164,9 @@ enum DiffFixture {
       middleware: [LoggingMiddleware<DiffFixture.State>(sink: sink)])
     _ = try store.dispatch(ReplaceState(after)).get()
     let changes = try #require(sink.entries.first?.changes)
-    #expect(changes.contains(LogEntry.Change(path: "items[2]", old: #"Item(name: "c", quantity: 1)"#, new: nil)))
+    #expect(
+      changes.contains(
+        LogEntry.Change(path: "items[2]", old: #"Item(name: "c", quantity: 1)"#, new: nil)))
     #expect(changes.contains(LogEntry.Change(path: #"scores["new"]"#, old: nil, new: "7")))
   }
 }

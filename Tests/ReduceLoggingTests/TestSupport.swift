@@ -56,6 +56,11 @@ func temporaryLogPath(_ name: String = #function) -> String {
     .appendingPathComponent("reduce-logging-\(safe)-\(UUID().uuidString).log").path
 }
 
+/// Removes a log written by a test.
+func removeLog(_ path: String) {
+  try? FileManager.default.removeItem(atPath: path)
+}
+
 func readLines(_ path: String) throws -> [String] {
   let text = try String(contentsOfFile: path, encoding: .utf8)
   return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)

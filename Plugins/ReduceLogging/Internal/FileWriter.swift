@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -33,7 +31,7 @@ final class FileWriter: Sendable {
     var damaged = false
   }
 
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   private init(
     path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64,
@@ -42,7 +40,7 @@ final class FileWriter: Sendable {
     self.path = path
     self.chained = chained
     self.identity = identity
-    self.state = Mutex(
+    self.state = Locked(
       State(descriptor: descriptor, size: size, lastSequence: lastSequence, lastHash: lastHash))
   }
 
@@ -53,7 +51,7 @@ final class FileWriter: Sendable {
     var users: Int
   }
 
-  private static let registry = Mutex<[FileIdentity: Registration]>([:])
+  private static let registry = Locked<[FileIdentity: Registration]>([:])
 
   /// Opens a file for a sink, or shares the writer already open for it.
   static func acquire(path: String, chained: Bool) throws(LogSinkError) -> FileWriter {
@@ -66,7 +64,8 @@ final class FileWriter: Sendable {
       throw .openFailed(path: path, reason: reason)
     }
     let identity = FileIdentity(
-      device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+      device: UInt64(truncatingIfNeeded: info.st_dev),
+      inode: UInt64(truncatingIfNeeded: info.st_ino))
     return try registry.withLock { writers throws(LogSinkError) in
       if var registration = writers[identity] {
         POSIX.closeDescriptor(descriptor)
@@ -150,7 +149,9 @@ final class FileWriter: Sendable {
       let length = min(chunk, start)
       start -= length
       var buffer = [UInt8](repeating: 0, count: Int(length))
-      let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, Int(length), off_t(start)) }
+      let read = buffer.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress, Int(length), off_t(start))
+      }
       guard read == Int(length) else {
         throw .openFailed(path: path, reason: read < 0 ? POSIX.errorText : "a short read")
       }

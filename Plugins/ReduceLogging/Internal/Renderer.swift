@@ -80,7 +80,9 @@ struct Renderer: Sendable {
       if pairs.isEmpty {
         output += "[:]"
       } else {
-        output += "[" + pairs.sorted { $0.0 < $1.0 }.map { "\($0): \($1)" }
+        output +=
+          "["
+          + pairs.sorted { $0.0 < $1.0 }.map { "\($0): \($1)" }
           .joined(separator: ", ") + "]"
       }
     case .tuple:
