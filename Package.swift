@@ -24,7 +24,8 @@ let package = Package(
     .testTarget(
       name: "ReduceThrottleTests", dependencies: ["ReduceThrottle", "ReduceTesting", "Reduce"]),
     .target(name: "ReduceThunk", dependencies: ["Reduce"], path: "Plugins/ReduceThunk"),
-    .testTarget(name: "ReduceThunkTests", dependencies: ["ReduceThunk", "Reduce"]),
+    .testTarget(
+      name: "ReduceThunkTests", dependencies: ["ReduceThunk", "ReduceTesting", "Reduce"]),
     .target(name: "ReduceUndo", dependencies: ["Reduce"], path: "Plugins/ReduceUndo"),
     .testTarget(name: "ReduceUndoTests", dependencies: ["ReduceUndo", "Reduce"]),
   ],
