@@ -140,7 +140,7 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
       : "The state after \(what) is not as expected"
     var lines = StateDiff.lines(expected: expected, actual: actual)
     if lines.isEmpty {
-      lines = ["    − \(String(reflecting: expected))", "    + \(String(reflecting: actual))"]
+      lines = ["    − \(StateDiff.describe(expected))", "    + \(StateDiff.describe(actual))"]
     }
     fail(headline + " (− expected, + actual):\n" + lines.joined(separator: "\n"), at: location)
   }
@@ -149,8 +149,11 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
     reportFailure(TestFailure(message: message, location: location))
   }
 
+  /// An action as messages show it: `CounterAction.incremented(by: 1)`.
   private func describe(_ action: any Action) -> String {
-    String(reflecting: action)
+    let typeName = String(describing: type(of: action))
+    let value = String(describing: action)
+    return value.hasPrefix(typeName) ? value : "\(typeName).\(value)"
   }
 
   private func list(_ actions: [any Action]) -> String {

@@ -74,10 +74,10 @@ private let pingMutator = Mutator(\Counter.log, key: "pings") { (log: inout [Str
     let failures = Collector<TestFailure>()
     let store = try TestStore(
       initialState: Counter(), mutators: [counterMutator], reportFailure: { failures.append($0) })
+    let sendLine = #line + 1
     store.send(CounterAction.incremented(by: 1))
-    let sendLine = #line
+    let receiveLine = #line + 1
     await store.receive(Echo.self, timeout: Duration.zero)
-    let receiveLine = #line
     let lines = failures.values.map(\.location.line)
     #expect(lines == [sendLine, receiveLine])
     #expect(failures.values.allSatisfy { $0.location.fileID.hasSuffix("TestStoreTests.swift") })
@@ -175,5 +175,63 @@ private let pingMutator = Mutator(\Counter.log, key: "pings") { (log: inout [Str
       return
     }
     #expect(name == "guard")
+  }
+}
+
+@Suite struct TestStoreMessageTests {
+  @Test("the guide's failure message is the one a test store reports")
+  func guideMessage() throws {
+    let failures = Collector<TestFailure>()
+    let resettingVisits = Mutator(\Profile.visits) { (visits: inout Int, action: ProfileAction) in
+      switch action {
+      case .visited: visits += 1
+      case .renamed: visits = 0
+      }
+    }
+    let store = try TestStore(
+      initialState: Profile(), mutators: [profileMutators[0], resettingVisits],
+      reportFailure: { failures.append($0) })
+    store.send(ProfileAction.visited) { $0.visits = 1 }
+    store.send(ProfileAction.renamed("Ada")) { $0.name = "Ada" }
+    #expect(
+      failures.values.map(\.message) == [
+        """
+        The state after sending ProfileAction.renamed("Ada") is not as expected (− expected, + actual):
+          .visits
+            − 1
+            + 0
+        """
+      ])
+  }
+
+  @Test("dictionary keys, enum cases and optionals are named in the diff path")
+  func diffPaths() throws {
+    struct Board: Equatable, Sendable {
+      enum Phase: Equatable, Sendable {
+        case idle
+        case playing(round: Int)
+      }
+      var scores: [String: Int] = [:]
+      var phase = Phase.idle
+      var winner: String?
+    }
+    struct Set: Action {
+      let board: Board
+    }
+    let failures = Collector<TestFailure>()
+    let store = try TestStore(
+      initialState: Board(scores: ["ada": 1], phase: .playing(round: 1)),
+      mutators: [
+        Mutator(\Board.self, key: "board") { (board: inout Board, set: Set) in board = set.board }
+      ],
+      reportFailure: { failures.append($0) })
+    store.send(Set(board: Board(scores: ["ada": 2], phase: .playing(round: 2), winner: "ada"))) {
+      $0.scores["ada"] = 3
+      $0.phase = .playing(round: 3)
+    }
+    let message = try #require(failures.values.first?.message)
+    #expect(message.contains("  .scores[\"ada\"]\n    − 3\n    + 2"))
+    #expect(message.contains("  .phase.playing.round\n    − 3\n    + 2"))
+    #expect(message.contains("  .winner\n    − nil\n    + Optional(\"ada\")"))
   }
 }

@@ -173,3 +173,50 @@ import Testing
     #expect(harness.store.state.saves == ["b:1", "a:2"])
   }
 }
+
+/// The timing diagrams of Guides/Throttle.md, replayed to the millisecond.
+@Suite struct GuideTimingTests {
+  struct Diagram: Sendable, CustomStringConvertible {
+    let description: String
+    let rule: ThrottleRule
+    let input: [(String, Int)]
+    let output: [String]
+  }
+
+  static let diagrams = [
+    Diagram(
+      description: "throttle, latest",
+      rule: .throttle(SearchAction.self, for: .milliseconds(300), latest: true),
+      input: [("a", 0), ("b", 100), ("c", 200), ("d", 500), ("e", 1000)],
+      output: ["q:a@0", "q:c@300", "q:d@600", "q:e@1000"]),
+    Diagram(
+      description: "throttle, not latest",
+      rule: .throttle(SearchAction.self, for: .milliseconds(300), latest: false),
+      input: [("a", 0), ("b", 100), ("c", 200), ("d", 400), ("e", 600)],
+      output: ["q:a@0", "q:d@400"]),
+    Diagram(
+      description: "debounce", rule: .debounce(SearchAction.self, for: .milliseconds(300)),
+      input: [("a", 0), ("b", 100), ("c", 200), ("d", 600)],
+      output: ["q:c@500", "q:d@900"]),
+    Diagram(
+      description: "debounce with maxWait",
+      rule: .debounce(SearchAction.self, for: .milliseconds(300), maxWait: .milliseconds(600)),
+      input: [
+        ("a", 0), ("b", 100), ("c", 200), ("d", 300), ("e", 400), ("f", 500), ("g", 600),
+        ("h", 700),
+      ],
+      output: ["q:f@600", "q:h@1000"]),
+  ]
+
+  @Test(
+    "each timing diagram of the guide holds to the millisecond", .timeLimit(.minutes(1)),
+    arguments: diagrams)
+  func diagram(_ diagram: Diagram) async throws {
+    let harness = try Harness([diagram.rule])
+    for (name, time) in diagram.input {
+      await harness.dispatch(SearchAction.queryChanged(name), at: time)
+    }
+    await harness.advance(to: 5000)
+    #expect(harness.timeline.values == diagram.output)
+  }
+}

@@ -112,7 +112,11 @@ enum StateDiff {
     return result
   }
 
-  private static func describe(_ value: Any) -> String {
-    String(reflecting: value)
+  /// A value as the diff shows it: strings quoted, everything else as it describes itself.
+  static func describe(_ value: Any) -> String {
+    switch value {
+    case is String, is Substring, is Character: String(reflecting: value)
+    default: String(describing: value)
+    }
   }
 }
