@@ -5,7 +5,8 @@
 /// the store held. It may be called from several threads at once when the middleware serves
 /// several stores or a deferred delivery; the built-in sinks serialize their writes. Throw to
 /// report a failure: the middleware publishes it on the store's `errors` as
-/// `DispatchError.middlewareFailed` and the dispatch itself still succeeds. A sink must not
+/// `DispatchError.middlewareFailed`, once per run of failures (a later failure is published
+/// again after a write succeeded), and the dispatch itself still succeeds. A sink must not
 /// block forever; the built-in ones give up after a timeout or an error.
 ///
 /// ```swift

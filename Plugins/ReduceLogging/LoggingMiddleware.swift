@@ -23,7 +23,8 @@ import Synchronization
 ///
 /// Place it after throttling and before undo (thunk, throttle, logging, undo), so that it sees
 /// the actions that reach the reducers. A sink's failure is published on the store's `errors`
-/// as ``DispatchError/middlewareFailed(name:action:underlying:)``; the dispatch still succeeds.
+/// as ``DispatchError/middlewareFailed(name:action:underlying:)``, once per run of failures
+/// (until a write succeeds again); the dispatch itself still succeeds.
 public struct LoggingMiddleware<State: Sendable>: Middleware {
   /// The middleware's name, unique in a store's chain.
   public let name: String
@@ -38,7 +39,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   private let renderer: Renderer
   private let measure: @Sendable (() -> DispatchError?) -> (DispatchError?, Duration)
   private let now: @Sendable () -> Date
-  private let counter: SequenceCounter
+  private let shared: SharedLoggerState
 
   /// Creates a logging middleware.
   ///
@@ -80,7 +81,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     self.renderer = Renderer(redactor: Redactor(redactedFields))
     self.measure = Self.stopwatch(clock)
     self.now = now
-    self.counter = SequenceCounter()
+    self.shared = SharedLoggerState()
   }
 
   /// Opens a file sink, so that a file that cannot be written is found before any action.
@@ -139,13 +140,16 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     }
     let logged = actionTransformer?(action) ?? action
     let entry = LogEntry(
-      sequence: counter.next(), timestamp: timestamp, action: Self.typeName(of: logged),
+      sequence: shared.nextSequence(), timestamp: timestamp, action: Self.typeName(of: logged),
       payload: payload(of: logged), outcome: failure.map(LogEntry.Outcome.failed) ?? .ok,
       duration: duration, changes: changes)
     do {
       try sink.write(LogRecord(entry: entry, format: format))
+      shared.sinkSucceeded()
     } catch {
-      context.report(error)
+      // Once per run of failures: a full disk is one problem, not one per action (and a
+      // fallback action dispatched for the report would fail to be logged in turn).
+      if shared.sinkFailed() { context.report(error) }
     }
     if let failure { throw failure }
   }
@@ -220,11 +224,22 @@ public enum LogRedaction {
   public static let placeholder = "<redacted>"
 }
 
-/// The sequence numbers of one middleware, shared by its copies.
-final class SequenceCounter: Sendable {
-  private let value = Atomic<Int>(0)
+/// The state of one middleware shared by its copies: sequence numbers and whether its sink is
+/// failing.
+final class SharedLoggerState: Sendable {
+  private let sequence = Atomic<Int>(0)
+  private let failing = Atomic<Bool>(false)
 
-  func next() -> Int {
-    value.wrappingAdd(1, ordering: .relaxed).newValue
+  func nextSequence() -> Int {
+    sequence.wrappingAdd(1, ordering: .relaxed).newValue
+  }
+
+  /// Records a failed write; true when it starts a run of failures (and should be reported).
+  func sinkFailed() -> Bool {
+    !failing.exchange(true, ordering: .relaxed)
+  }
+
+  func sinkSucceeded() {
+    if failing.load(ordering: .relaxed) { failing.store(false, ordering: .relaxed) }
   }
 }

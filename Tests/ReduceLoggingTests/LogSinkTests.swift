@@ -1,6 +1,7 @@
 import Foundation
 import Reduce
 import ReduceLogging
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -48,6 +49,20 @@ private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPoint
   read(descriptor, buffer, count)
 }
 
+/// A sink that fails or succeeds by a schedule, then succeeds.
+final class ScheduledSink: LogSink {
+  private let schedule: Mutex<[Bool]>
+
+  init(failures: [Bool]) {
+    schedule = Mutex(failures)
+  }
+
+  func write(_ record: LogRecord) throws {
+    let fails = schedule.withLock { $0.isEmpty ? false : $0.removeFirst() }
+    if fails { throw DiskFull() }
+  }
+}
+
 @Suite struct LogSinkTests {
   @Test(
     "a failing sink is reported on the store's errors and the dispatch still succeeds",
@@ -63,6 +78,39 @@ private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPoint
       return
     }
     #expect(underlying is DiskFull)
+  }
+
+  @Test("a sink that keeps failing is reported once per run of failures")
+  func reportedOncePerRun() throws {
+    let reports = Mutex(0)
+    let store = try Store(
+      initialState: CounterState(), mutators: [counterMutator],
+      middleware: [
+        LoggingMiddleware<CounterState>(
+          sink: ScheduledSink(failures: [true, true, false, true, true]))
+      ],
+      fallback: { _ in
+        reports.withLock { $0 += 1 }
+        return nil
+      })
+    for _ in 0..<5 { store.dispatch(CounterAction.incremented(by: 1)) }
+    #expect(reports.withLock { $0 } == 2)
+    #expect(store.state.count == 5)
+  }
+
+  @Test("a fallback action for a sink failure does not make dispatch loop")
+  func fallbackDoesNotLoop() throws {
+    let fallbacks = Mutex(0)
+    let store = try Store(
+      initialState: CounterState(), mutators: [counterMutator, historyMutator],
+      middleware: [LoggingMiddleware<CounterState>(sink: FailingSink())],
+      fallback: { _ in
+        fallbacks.withLock { $0 += 1 }
+        return Note(text: "log failed")
+      })
+    store.dispatch(CounterAction.incremented(by: 1))
+    #expect(fallbacks.withLock { $0 } == 1)
+    #expect(store.state.history == [10])
   }
 
   @Test("a stream sink writes each entry and a newline to its descriptor")
