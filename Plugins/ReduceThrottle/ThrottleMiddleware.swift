@@ -24,7 +24,7 @@ public import Reduce
 ///
 /// The middleware's copies share one state: keep a copy to call ``flush()`` or
 /// ``cancel(key:)``, or dispatch ``ThrottleAction``. One middleware serves one store at a time;
-/// when it leaves the store (``Store/removeMiddleware(named:)`` or the store's
+/// when it leaves the store (`Store.removeMiddleware(named:)` or the store's
 /// deinitialisation) its timer stops and every held action is dropped.
 ///
 /// > Note: Key closures run outside the middleware's lock; a key's `hash(into:)` and `==` run
@@ -85,7 +85,7 @@ public struct ThrottleMiddleware<State: Sendable>: Middleware {
   ///   - action: The action.
   ///   - context: The store's context (unused).
   ///   - next: Passes the action on, now or later.
-  /// - Throws: The ``DispatchError`` of an action passed on at once.
+  /// - Throws: The `DispatchError` of an action passed on at once.
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {

@@ -34,9 +34,9 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
   ///   - initialState: The state before any action.
   ///   - mutators: The reducers of the substates.
   ///   - middleware: The chain under test, outermost first.
-  ///   - fallback: The store's fallback, as in ``Store/init(initialState:mutators:middleware:fallback:)``.
+  ///   - fallback: The store's fallback, as in `Store.init(initialState:mutators:middleware:fallback:)`.
   ///   - reportFailure: Reports each failed assertion; records a Swift Testing issue by default.
-  /// - Throws: The store's ``RegistrationError``.
+  /// - Throws: The store's `RegistrationError`.
   public init(
     initialState: State,
     mutators: [Mutator<State>] = [],
