@@ -11,8 +11,9 @@ public enum LogFormat: Sendable, Hashable {
 
   /// The layout of the text format.
   public enum TextStyle: Sendable, Hashable {
-    /// One line per action: `#3 2024-05-01T12:00:00.123Z TodoAction {"added":"Milk"} ok
-    /// 0.041ms | todos[0]: + "Milk"`.
+    /// One line per action: the number, time, type, payload, outcome, duration, and after `|`
+    /// the changes: `#3 2024-05-01T12:00:00.123Z CounterAction {"incremented":{"by":2}} ok
+    /// 0.041ms | count: 1 -> 3`.
     case compact
     /// A header line, then the payload, outcome, duration and each change on lines of their own.
     case expanded

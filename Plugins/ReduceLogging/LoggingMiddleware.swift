@@ -16,14 +16,14 @@ import Synchronization
 /// on with `next`, reads the state again, and writes one ``LogEntry`` to its ``LogSink``: the
 /// sequence number, the time (ISO 8601, UTC), the action's type name, its payload (JSON when the
 /// action is `Encodable`; otherwise, in text formats, a reflected description), the outcome
-/// (ok, or the ``DispatchError`` of the rest of the chain, which is then rethrown unchanged), the
+/// (ok, or the `DispatchError` of the rest of the chain, which is then rethrown unchanged), the
 /// duration of the rest of the chain and the reducers, and a structural diff of the old and new
 /// state built with `Mirror`. Fields whose names contain one of `redactedFields` are shown as
 /// `<redacted>` in payloads and diffs.
 ///
 /// Place it after throttling and before undo (thunk, throttle, logging, undo), so that it sees
 /// the actions that reach the reducers. A sink's failure is published on the store's `errors`
-/// as ``DispatchError/middlewareFailed(name:action:underlying:)``, once per run of failures
+/// as `DispatchError/middlewareFailed(name:action:underlying:)`, once per run of failures
 /// (until a write succeeds again); the dispatch itself still succeeds.
 public struct LoggingMiddleware<State: Sendable>: Middleware {
   /// The middleware's name, unique in a store's chain.
@@ -110,7 +110,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   ///   - action: The action.
   ///   - context: The store's state and error reporting.
   ///   - next: Passes the action on.
-  /// - Throws: The ``DispatchError`` of the rest of the chain, unchanged.
+  /// - Throws: The `DispatchError` of the rest of the chain, unchanged.
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
