@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "ReduceThrottle", targets: ["ReduceThrottle"]),
     .library(name: "ReduceThunk", targets: ["ReduceThunk"]),
     .library(name: "ReduceUndo", targets: ["ReduceUndo"]),
+    .library(name: "ReduceLogging", targets: ["ReduceLogging"]),
   ],
   targets: [
     .target(name: "Reduce"),
@@ -28,6 +29,10 @@ let package = Package(
       name: "ReduceThunkTests", dependencies: ["ReduceThunk", "ReduceTesting", "Reduce"]),
     .target(name: "ReduceUndo", dependencies: ["Reduce"], path: "Plugins/ReduceUndo"),
     .testTarget(name: "ReduceUndoTests", dependencies: ["ReduceUndo", "Reduce"]),
+    .target(name: "ReduceLogging", dependencies: ["Reduce"], path: "Plugins/ReduceLogging"),
+    .executableTarget(name: "reduce-audit", dependencies: ["ReduceLogging"]),
+    .testTarget(
+      name: "ReduceLoggingTests", dependencies: ["ReduceLogging", "Reduce", "reduce-audit"]),
   ],
   swiftLanguageModes: [.v6]
 )
