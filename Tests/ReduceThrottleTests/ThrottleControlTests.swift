@@ -217,3 +217,41 @@ import Testing
     store.finish()
   }
 }
+
+@Suite struct ThrottleDetachTests {
+  @Test(
+    "an action that reaches the middleware after it left its store passes at once, held by nothing",
+    .timeLimit(.minutes(1)))
+  func handledAfterDetach() async throws {
+    let clock = ManualClock()
+    let throttle = try ThrottleMiddleware<Editor>(
+      rules: [.debounce(SearchAction.self, for: .seconds(1))], clock: clock)
+    let holder = StoreHolder()
+    // Removes the throttle while the action is on its way to it: the dispatch finishes with
+    // the chain it started with, so the throttle still sees the action.
+    let remover = AnyMiddleware<Editor>(name: "remover") { action, _, next in
+      if case SearchAction.queryChanged("now") = action {
+        _ = holder.store?.removeMiddleware(named: "ThrottleMiddleware")
+      }
+      try next(action)
+    }
+    let store = try Store(
+      initialState: Editor(), mutators: editorMutators, middleware: [remover, throttle])
+    holder.store = store
+    store.dispatch(SearchAction.queryChanged("held"))
+    #expect(throttle.heldCount == 1)
+    let state = try store.dispatch(SearchAction.queryChanged("now")).get()
+    #expect(state.query == "now")
+    #expect(store.middlewareNames == ["remover"])
+    #expect(throttle.heldCount == 0)
+    await clock.advance(by: .seconds(5))
+    #expect(store.state.query == "now")
+    #expect(clock.sleeperCount == 0)
+  }
+}
+
+/// A weak reference to a store, for middleware that act on it.
+final class StoreHolder: @unchecked Sendable {
+  // `@unchecked`: written once, before the store dispatches anything that reads it.
+  weak var store: Store<Editor>?
+}

@@ -57,11 +57,15 @@ where C.Duration == Duration {
     let id = StreamID(rule: index, key: key)
     let now = clock.now
     let arrival = book.withLock { book in
+      // Detached but still handling (a dispatch that started with the old chain): hold nothing.
+      guard book.attachment != nil else { return Arrival<State>(passNow: true) }
       switch rules[index].timing {
       case .throttle(let interval, let latest):
-        book.throttle(action, next: next, id: id, at: now, interval: interval, latest: latest)
+        return book.throttle(
+          action, next: next, id: id, at: now, interval: interval, latest: latest)
       case .debounce(let duration, let maxWait):
-        book.debounce(action, next: next, id: id, at: now, duration: duration, maxWait: maxWait)
+        return book.debounce(
+          action, next: next, id: id, at: now, duration: duration, maxWait: maxWait)
       }
     }
     if let wake = arrival.wake { start(wake) }
