@@ -292,6 +292,24 @@ struct Passthrough: Middleware {
     #expect(seen.values == ["spy Rename"])
   }
 
+  @Test("context.storeID is the identity given to willAttach")
+  func contextStoreID() throws {
+    let seen = Probe<ObjectIdentifier>()
+    let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
+      seen.append(context.storeID)
+      try next(action)
+    }
+    let lifecycle = Lifecycle(name: "lifecycle", events: Probe())
+    let store = try makeStore(middleware: [lifecycle, spy])
+    let other = try makeStore(middleware: [spy])
+    store.dispatch(Increment())
+    other.dispatch(Increment())
+    let ids = seen.values
+    #expect(ids.count == 2)
+    #expect(ids.first == lifecycle.stores.values.first)
+    #expect(ids.first != ids.last)
+  }
+
   @Test("context.dispatch during handle is queued and runs after the current action")
   func contextDispatchQueued() throws {
     let queuedResults = Probe<TestState>()

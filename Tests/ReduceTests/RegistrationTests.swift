@@ -38,6 +38,14 @@ struct ExistentialState: Sendable {
   var counter = 0
 }
 
+/// A state with a property observer, which makes its key path computed.
+struct ObservedState: Sendable {
+  var value = 0 {
+    didSet { changes += 1 }
+  }
+  var changes = 0
+}
+
 /// A state with a zero-sized property, for coverage checks.
 struct MarkedState: Sendable {
   var counter = 0
@@ -315,6 +323,19 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
       try store.register(Mutator(path) { (v: inout Int, _: Increment) in v += 1 })
     }
     #expect(store.mutatorKeys.isEmpty)
+  }
+
+  @Test("a property with didSet throws keyRequired without key:, and with one its didSet runs")
+  func propertyObserverPath() throws {
+    let store = try Store(initialState: ObservedState())
+    let path = \ObservedState.value
+    #expect(throws: RegistrationError.keyRequired(path: String(describing: path))) {
+      try store.register(Mutator(path) { (v: inout Int, a: Increment) in v += a.by })
+    }
+    try store.register(Mutator(path, key: "value") { (v: inout Int, a: Increment) in v += a.by })
+    let state = try store.dispatch(Increment(by: 2)).get()
+    #expect(state.value == 2)
+    #expect(state.changes == 1)
   }
 
   @Test("an explicit key makes a computed property path registrable")
