@@ -135,8 +135,13 @@ public struct Next<State: Sendable>: Sendable {
   /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers. A call made
   ///   after its dispatch ended runs as a dispatch of its own: its failure is also published on
   ///   ``Store/errors`` and given to the fallback.
-  @inlinable
+  @inlinable @inline(__always)
   public func callAsFunction(_ action: some Action) throws(DispatchError) {
+    try pass(action)
+  }
+
+  @inlinable
+  func pass(_ action: any Action) throws(DispatchError) {
     if core.activeItem.load(ordering: .acquiring) == item, thread == ThreadID.current {
       try core.runChain(action, chain, from: index, item: item)
     } else {

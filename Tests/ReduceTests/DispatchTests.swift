@@ -227,12 +227,9 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
       if name == "go" { store?.dispatch([Append(value: -1), Increment(by: 10)]) }
     }
     store.dispatch(Rename(name: "go"))
-    // Known core bug: a queued array is appended to the pending queue as independent actions
-    // (`pending.append(contentsOf:)` in `StoreCore.dispatch(_:)`), so the actions after a
-    // failure still run.
-    withKnownIssue("queued dispatch([...]) does not stop at the first failure") {
-      #expect(store.state.counter == 0)
-    }
+    // The queued array stops at its first failure: `Increment(by: 10)` never runs.
+    #expect(store.state.counter == 0)
+    #expect(store.state.items.isEmpty)
     follower.cancel()
   }
 

@@ -398,13 +398,10 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
     let payload = Mutator(\ExistentialState.payload) { (p: inout any Sendable, a: Increment) in
       p = a.by
     }
-    // Known core bug: `PropertyPath.resolve` compares the Mirror child's *dynamic* type (`Int`)
-    // with the key path's static type (`any Sendable`), so a plain stored property of existential
-    // (or class-with-subclass) type is refused with `.keyRequired`.
-    withKnownIssue("stored existential property refused as keyRequired") {
-      try store.register(payload)
-      #expect(store.mutatorKeys == ["\\ExistentialState.payload"])
-    }
+    // The Mirror child holds the dynamic type (`Int`); the check asks whether it can be the
+    // substate (`any Sendable`), so the default key is accepted.
+    try store.register(payload)
+    #expect(store.mutatorKeys == ["\\ExistentialState.payload"])
   }
 
   // MARK: Order of checks
@@ -546,12 +543,9 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
       (v: inout Int, a: Increment) in v += a.by
     }
     let store = try Store(initialState: NeighbourState(), mutators: [counter])
-    // Known core bug: coverage is read back from the key path's description, and
-    // `\NeighbourState.counter` describes itself as `\NeighbourState.empty`, so `counter` is
-    // reported missing although a mutator reduces it.
-    withKnownIssue("zero-sized neighbour: property reported missing") {
-      try store.validateCoverage()
-    }
+    // `\NeighbourState.counter` describes itself as `\NeighbourState.empty`; coverage looks past
+    // the zero-sized neighbour to the property that really starts there.
+    try store.validateCoverage()
   }
 
   @Test("a force-unwrapping path covers its first component")
@@ -562,11 +556,8 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
     let counter = Mutator(\KeyState.counter) { (v: inout Int, a: Increment) in v += a.by }
     let shared = Mutator(\KeyState.shared, key: "shared") { (_: inout Shared, _: Increment) in }
     let store = try Store(initialState: KeyState(), mutators: [title, counter, shared])
-    // Known core bug: the description's first component is `optional!`, which is no Mirror
-    // label, so `optional` is reported missing although `\.optional!.title` starts with it.
-    withKnownIssue("force-unwrapped path does not cover its first component") {
-      try store.validateCoverage()
-    }
+    // The description's first component is `optional!`: the unwrapping is not part of the name.
+    try store.validateCoverage()
   }
 
   @Test("a stored property of existential type is covered by its mutator")
@@ -576,11 +567,7 @@ func passThrough(_ name: String, calls: Probe<String>? = nil) -> AnyMiddleware<T
     }
     let counter = Mutator(\ExistentialState.counter) { (v: inout Int, a: Increment) in v += 1 }
     let store = try Store(initialState: ExistentialState(), mutators: [payload, counter])
-    // Known core bug: same root cause as `existentialPropertyDefaultKey` (dynamic type compared
-    // with the static one); such a property can never be covered.
-    withKnownIssue("existential property reported missing") {
-      try store.validateCoverage()
-    }
+    try store.validateCoverage()
   }
 
   @Test("a lens mutator built from closures covers nothing")

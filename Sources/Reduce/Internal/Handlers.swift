@@ -12,9 +12,15 @@ class SubstateAccessBase<State>: @unchecked Sendable {
   @usableFromInline let byteRange: Range<Int>?
   /// The key path's description, where there is a key path.
   let pathDescription: String?
+  /// Whether a value (from `Mirror`) can be the substate.
+  let isSubstate: @Sendable (Any) -> Bool
 
-  init(substateType: Any.Type, keyPath: AnyKeyPath?, byteRange: Range<Int>?) {
+  init(
+    substateType: Any.Type, keyPath: AnyKeyPath?, byteRange: Range<Int>?,
+    isSubstate: @escaping @Sendable (Any) -> Bool
+  ) {
     self.substateType = substateType
+    self.isSubstate = isSubstate
     self.keyPath = keyPath
     self.byteRange = byteRange
     self.pathDescription = keyPath.map { String(describing: $0) }
@@ -42,7 +48,9 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     let range = lens.keyPath.flatMap { path in
       MemoryLayout<State>.offset(of: path).map { $0..<($0 + MemoryLayout<Substate>.size) }
     }
-    super.init(substateType: Substate.self, keyPath: lens.keyPath, byteRange: range)
+    super.init(
+      substateType: Substate.self, keyPath: lens.keyPath, byteRange: range,
+      isSubstate: { $0 is Substate })
   }
 
   /// Wraps an `inout` reducer of the substate as a reducer of the whole state.
@@ -96,12 +104,32 @@ class HandlerBox<State>: @unchecked Sendable {
   let actionName: String
   /// False when the handler's closure is `throws(Never)`: it can be reduced in place.
   @usableFromInline let mayThrow: Bool
+  /// The handler for an action known only as `any Action` (after middleware): the store calls
+  /// it only with an action of the handled type.
+  @usableFromInline let erasedBody: @Sendable (inout State, any Action) throws -> Void
 
-  init(actionType: ObjectIdentifier?, actionName: String, mayThrow: Bool) {
+  init(
+    actionType: ObjectIdentifier?, actionName: String, mayThrow: Bool,
+    erasedBody: @escaping @Sendable (inout State, any Action) throws -> Void
+  ) {
     self.actionType = actionType
     self.actionName = actionName
     self.mayThrow = mayThrow
+    self.erasedBody = erasedBody
   }
+}
+
+/// The value of type `A` inside an existential whose dynamic type the caller knows to be `A`.
+///
+/// Cheaper than `as?`, which searches conformances: the existential is opened and its storage
+/// read as `A`.
+@inlinable
+func unwrap<A: Action>(_ action: any Action, as type: A.Type) -> A {
+  func read<B: Action>(_ value: B) -> A {
+    precondition(B.self == A.self, "The store routed an action to a handler of another type.")
+    return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: A.self) }
+  }
+  return read(action)
 }
 
 /// A handler of one action type.
@@ -109,12 +137,24 @@ class HandlerBox<State>: @unchecked Sendable {
 final class TypedHandler<State, A: Action>: HandlerBox<State>, @unchecked Sendable {
   @usableFromInline let body: @Sendable (inout State, A) throws -> Void
 
+  /// Creates a handler; call it where `State` and `A` are concrete, so that the erased body is
+  /// specialised.
+  @inlinable
+  convenience init(mayThrow: Bool, body: @escaping @Sendable (inout State, A) throws -> Void) {
+    self.init(
+      mayThrow: mayThrow, body: body,
+      erasedBody: { state, action in try body(&state, unwrap(action, as: A.self)) })
+  }
+
   @usableFromInline
-  init(mayThrow: Bool, body: @escaping @Sendable (inout State, A) throws -> Void) {
+  init(
+    mayThrow: Bool, body: @escaping @Sendable (inout State, A) throws -> Void,
+    erasedBody: @escaping @Sendable (inout State, any Action) throws -> Void
+  ) {
     self.body = body
     super.init(
       actionType: ObjectIdentifier(A.self), actionName: String(describing: A.self),
-      mayThrow: mayThrow)
+      mayThrow: mayThrow, erasedBody: erasedBody)
   }
 }
 
@@ -126,6 +166,6 @@ final class AnyActionHandler<State>: HandlerBox<State>, @unchecked Sendable {
   @usableFromInline
   init(mayThrow: Bool, body: @escaping @Sendable (inout State, any Action) throws -> Void) {
     self.body = body
-    super.init(actionType: nil, actionName: "any Action", mayThrow: mayThrow)
+    super.init(actionType: nil, actionName: "any Action", mayThrow: mayThrow, erasedBody: body)
   }
 }

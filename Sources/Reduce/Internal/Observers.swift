@@ -43,33 +43,44 @@ final class Sink<State: Sendable>: Sendable {
 }
 
 /// The last value a key path had, shared by every observer of that key path.
-@usableFromInline
-protocol ScopedValue<State>: AnyObject, Sendable {
-  associatedtype State
-  var keyPath: AnyKeyPath { get }
-  /// Reads the value from `state`; returns whether it differs from the last one, and keeps it.
-  func refresh(from state: State) -> Bool
-}
-
-/// The value at one key path, compared by `==` after every action that ran a handler.
 ///
-/// `@unchecked Sendable`: `last` is read and written only by the thread that holds the store's
-/// dispatch turn, so accesses are serialized by the turn.
-final class KeyPathValue<State, Value: Equatable & Sendable>: ScopedValue, @unchecked Sendable {
-  let path: KeyPath<State, Value> & Sendable
-  private(set) var last: Value
+/// `@unchecked Sendable`: the value lives behind a pointer that only the thread holding the
+/// store's dispatch turn reads or writes, so accesses are serialized by the turn.
+@usableFromInline
+final class KeyPathValue<State, Value: Equatable & Sendable>: @unchecked Sendable {
+  @usableFromInline let path: KeyPath<State, Value> & Sendable
+  /// The byte offset of the value in `State`, for a stored-property path.
+  @usableFromInline let offset: Int?
+  @usableFromInline let storage: UnsafeMutablePointer<Value>
 
-  init(path: KeyPath<State, Value> & Sendable, initial: Value) {
+  @usableFromInline
+  init(path: KeyPath<State, Value> & Sendable, offset: Int?, initial: Value) {
     self.path = path
-    self.last = initial
+    self.offset = offset
+    storage = .allocate(capacity: 1)
+    storage.initialize(to: initial)
   }
 
-  var keyPath: AnyKeyPath { path }
+  deinit {
+    storage.deinitialize(count: 1)
+    storage.deallocate()
+  }
 
-  func refresh(from state: State) -> Bool {
-    let value = state[keyPath: path]
-    if value == last { return false }
-    last = value
+  /// The value after the last refresh.
+  @inlinable var last: Value { storage.pointee }
+
+  /// Reads the value from the state; returns whether it differs from the last one, and keeps it.
+  @inlinable
+  func refresh(from state: UnsafePointer<State>) -> Bool {
+    if let offset {
+      let value = UnsafeRawPointer(state).advanced(by: offset).assumingMemoryBound(to: Value.self)
+      if value.pointee == storage.pointee { return false }
+      storage.pointee = value.pointee
+    } else {
+      let value = state.pointee[keyPath: path]
+      if value == storage.pointee { return false }
+      storage.pointee = value
+    }
     return true
   }
 }
@@ -77,8 +88,35 @@ final class KeyPathValue<State, Value: Equatable & Sendable>: ScopedValue, @unch
 /// The observers of one key path.
 @usableFromInline
 struct ScopedGroup<State: Sendable>: Sendable {
-  @usableFromInline let value: any ScopedValue<State>
+  /// The shared last value (a ``KeyPathValue``), by identity.
+  @usableFromInline let value: AnyObject & Sendable
+  @usableFromInline let keyPath: AnyKeyPath & Sendable
+  /// The bytes of `State` the value occupies, for a stored-property path: the group is
+  /// refreshed only after actions whose mutators touched them.
+  @usableFromInline let range: Range<Int>?
+  /// Reads, compares and keeps the value; specialised where the subscription was made.
+  @usableFromInline let refresh: @Sendable (UnsafePointer<State>) -> Bool
   @usableFromInline var sinks: [Sink<State>]
+
+  @usableFromInline
+  init(
+    value: AnyObject & Sendable, keyPath: AnyKeyPath & Sendable, range: Range<Int>?,
+    refresh: @escaping @Sendable (UnsafePointer<State>) -> Bool, sinks: [Sink<State>]
+  ) {
+    self.value = value
+    self.keyPath = keyPath
+    self.range = range
+    self.refresh = refresh
+    self.sinks = sinks
+  }
+
+  /// Whether an action whose mutators touched `touched` (nil: unknown) may have changed it.
+  @inlinable
+  func mayHaveChanged(_ touched: [Range<Int>]?) -> Bool {
+    guard let range, let touched else { return true }
+    for candidate in touched where candidate.overlaps(range) { return true }
+    return false
+  }
 }
 
 /// Every observer of a store: a value snapshot, copied out under the lock for each action.

@@ -3,6 +3,8 @@
 struct RouteStep<State>: Sendable {
   @usableFromInline let key: MutatorKey
   @usableFromInline let handler: HandlerBox<State>
+  /// The bytes of `State` the mutator reduces, where known.
+  @usableFromInline let range: Range<Int>?
 }
 
 /// The handlers that run for one action type, in registration order.
@@ -11,19 +13,23 @@ struct Route<State>: Sendable {
   @usableFromInline let steps: [RouteStep<State>]
   /// Whether any step may throw: the store then keeps the old state to roll back to.
   @usableFromInline let mayThrow: Bool
+  /// The bytes of `State` the steps may change, or nil when some step's are unknown.
+  @usableFromInline let touched: [Range<Int>]?
 
   init(_ steps: [RouteStep<State>]) {
     self.steps = steps
     self.mayThrow = steps.contains { $0.handler.mayThrow }
+    let ranges = steps.compactMap(\.range)
+    self.touched = ranges.count == steps.count ? ranges : nil
   }
 }
 
 /// A mutator accepted by a store, with what registration learnt about its path.
 struct RegisteredMutator<State: Sendable>: Sendable {
   let mutator: Mutator<State>
-  /// The path's property names from the root (`["doc", "title"]`), checked against the state's
-  /// `Mirror`, or nil where the path is not a plain stored-property path.
-  let propertyPath: [String]?
+  /// The top-level stored property the mutator's key path starts with (by the state's
+  /// `Mirror`), for ``Store/validateCoverage()``; nil for a lens made of closures.
+  let topLevelProperty: String?
 }
 
 /// An immutable snapshot of a store's mutators and their routing table, swapped whole on every
@@ -46,7 +52,7 @@ final class Registry<State: Sendable>: @unchecked Sendable {
     let anyActionRoute = Route(
       entries.compactMap { entry in
         entry.mutator.handlers.first { $0.actionType == nil }.map {
-          RouteStep(key: entry.mutator.key, handler: $0)
+          RouteStep(key: entry.mutator.key, handler: $0, range: entry.mutator.access.byteRange)
         }
       })
     self.anyActionRoute = anyActionRoute
@@ -70,10 +76,10 @@ final class Registry<State: Sendable>: @unchecked Sendable {
       for entry in entries {
         let mutator = entry.mutator
         if let typed = mutator.handlers.first(where: { $0.actionType == actionType }) {
-          steps.append(RouteStep(key: mutator.key, handler: typed))
+          steps.append(RouteStep(key: mutator.key, handler: typed, range: mutator.access.byteRange))
         }
         if let any = mutator.handlers.first(where: { $0.actionType == nil }) {
-          steps.append(RouteStep(key: mutator.key, handler: any))
+          steps.append(RouteStep(key: mutator.key, handler: any, range: mutator.access.byteRange))
         }
       }
       let key = UInt(bitPattern: actionType)
@@ -120,8 +126,8 @@ final class Registry<State: Sendable>: @unchecked Sendable {
   {
     if let problem = mutator.handlerProblem { throw problem }
     let access = mutator.access
-    let path = access.pathDescription.flatMap {
-      PropertyPath.resolve($0, in: state, substateType: access.substateType)
+    let path = access.pathDescription.map {
+      PropertyPath.resolve($0, in: state, isSubstate: access.isSubstate)
     }
     if mutator.keyIsDefault, let description = access.pathDescription {
       let stored = access.byteRange.map { !$0.isEmpty } ?? false
@@ -129,7 +135,7 @@ final class Registry<State: Sendable>: @unchecked Sendable {
         $0.mutator.access.pathDescription == description
           && $0.mutator.access.keyPath != access.keyPath
       }
-      if !stored || path == nil || collides { throw .keyRequired(path: description) }
+      if !stored || path?.isExact != true || collides { throw .keyRequired(path: description) }
     }
     if entries.contains(where: { $0.mutator.key == mutator.key }) {
       throw .duplicateKey(mutator.key)
@@ -137,7 +143,7 @@ final class Registry<State: Sendable>: @unchecked Sendable {
     if let other = entries.first(where: { $0.mutator.access.overlaps(access) }) {
       throw .overlappingSubstate(key: mutator.key, existing: other.mutator.key)
     }
-    return RegisteredMutator(mutator: mutator, propertyPath: path)
+    return RegisteredMutator(mutator: mutator, topLevelProperty: path?.topLevelProperty)
   }
 
   func adding(_ entry: RegisteredMutator<State>) -> Registry {
@@ -152,29 +158,72 @@ final class Registry<State: Sendable>: @unchecked Sendable {
 
 /// Reads a key path's description back against the state's `Mirror`.
 enum PropertyPath {
-  /// The property names of a key path description such as `\AppState.doc.title`, when each
-  /// names a stored property of the value (by `Mirror`) and the last one has `substateType`.
-  static func resolve<State>(_ description: String, in state: State, substateType: Any.Type)
-    -> [String]?
-  {
+  /// What a key path's description says about it.
+  struct Resolution {
+    /// The top-level stored property the path starts with, when the description names one.
+    var topLevelProperty: String?
+    /// Whether the description names every property of the path, the last one holding the
+    /// substate: only then can it serve as the mutator's key.
+    var isExact: Bool
+  }
+
+  /// Reads a description such as `\AppState.doc.title` or `\AppState.draft!.title`.
+  ///
+  /// The runtime describes a property that shares its offset with a zero-sized neighbour by
+  /// the neighbour's name (`\S.counter` as `\S.empty`); when the named top-level property is
+  /// zero-sized and the substate is not, the property is the next one that is not zero-sized,
+  /// and the description is not exact.
+  static func resolve<State>(
+    _ description: String, in state: State, isSubstate: (Any) -> Bool
+  ) -> Resolution {
     let prefix = "\\\(State.self)."
-    guard description.hasPrefix(prefix) else { return nil }
+    guard description.hasPrefix(prefix) else {
+      return Resolution(topLevelProperty: nil, isExact: false)
+    }
     let names = description.dropFirst(prefix.count).split(
       separator: ".", omittingEmptySubsequences: false
     ).map(String.init)
-    var value: Any = state
-    for name in names {
-      guard let child = Mirror(reflecting: value).children.first(where: { $0.label == name }) else {
-        return nil
-      }
-      value = child.value
+    guard let firstName = names.first.map(stripUnwrapping) else {
+      return Resolution(topLevelProperty: nil, isExact: false)
     }
-    return type(of: value) == substateType ? names : nil
+    let children = Array(Mirror(reflecting: state).children)
+    guard var index = children.firstIndex(where: { $0.label == firstName }) else {
+      return Resolution(topLevelProperty: nil, isExact: false)
+    }
+    if names.count == 1, isZeroSized(children[index].value), !isSubstate(children[index].value) {
+      // A zero-sized neighbour lent its name: find the property that really starts here.
+      index += 1
+      while index < children.count, isZeroSized(children[index].value) { index += 1 }
+      guard index < children.count, isSubstate(children[index].value) else {
+        return Resolution(topLevelProperty: nil, isExact: false)
+      }
+      return Resolution(topLevelProperty: children[index].label, isExact: false)
+    }
+    var value: Any? = children[index].value
+    for (position, name) in names.enumerated() {
+      if position > 0 {
+        value = value.flatMap { current in
+          Mirror(reflecting: current).children.first { $0.label == stripUnwrapping(name) }?.value
+        }
+      }
+      if name.hasSuffix("!") || name.hasSuffix("?") {
+        value = value.flatMap { Mirror(reflecting: $0).children.first?.value }
+      }
+    }
+    let plain = names.allSatisfy { !$0.hasSuffix("!") && !$0.hasSuffix("?") }
+    let exact = plain && value.map(isSubstate) == true
+    return Resolution(topLevelProperty: firstName, isExact: exact)
+  }
+
+  private static func stripUnwrapping(_ name: String) -> String {
+    var name = name
+    while name.hasSuffix("!") || name.hasSuffix("?") { name.removeLast() }
+    return name
   }
 
   /// Whether a value of this dynamic type occupies no storage.
   static func isZeroSized(_ value: Any) -> Bool {
     func size<T>(of value: T) -> Int { MemoryLayout<T>.size }
-    return size(of: value) == 0
+    return _openExistential(value, do: size) == 0
   }
 }

@@ -22,9 +22,9 @@ extension StoreCore {
             $0.whole.append(Sink(id: id, flag: flag, delivery: .state(observer), finish: finish))
           }
         }
-        return (id, fields.pointee.slot, !closed)
+        return (id, committedStateLocked(), !closed)
       }
-      if let state { observer(state) }
+      observer(state)
       if !isOpen { finish?() }
       return makeSubscription(id: id, flag: flag)
     }
@@ -48,37 +48,59 @@ extension StoreCore {
   }
 
   /// Adds an observer of the value at a key path and calls it with the current value.
+  ///
+  /// Inlinable so that the comparison and the delivery are specialised for `Value`.
+  @inlinable
   func subscribe<Value: Equatable & Sendable>(
     to path: KeyPath<State, Value> & Sendable,
     finish: (@Sendable () -> Void)? = nil,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> Subscription {
     withTurn {
-      let flag = CancellationFlag()
       // Holding the turn, the committed state cannot change under us.
       let existing = lock.withLock {
-        fields.pointee.observers?.observers.groups.first { $0.value.keyPath == path }?.value
+        fields.pointee.observers?.observers.groups.first { $0.keyPath == path }?.value
           as? KeyPathValue<State, Value>
       }
-      let value = existing ?? KeyPathValue(path: path, initial: readState()[keyPath: path])
-      let delivery = Sink<State>.Delivery.value { observer(value.last) }
-      let (id, isOpen) = lock.withLock {
-        let id = makeIDLocked()
-        guard !fields.pointee.closed else { return (id, false) }
-        let sink = Sink(id: id, flag: flag, delivery: delivery, finish: finish)
-        updateObserversLocked { observers in
-          if let index = observers.groups.firstIndex(where: { $0.value === value }) {
-            observers.groups[index].sinks.append(sink)
-          } else {
-            observers.groups.append(ScopedGroup(value: value, sinks: [sink]))
-          }
-        }
-        return (id, true)
-      }
+      let offset = MemoryLayout<State>.offset(of: path)
+      let value =
+        existing
+        ?? KeyPathValue(path: path, offset: offset, initial: readState()[keyPath: path])
+      let group = ScopedGroup<State>(
+        value: value, keyPath: path,
+        range: offset.map { $0..<($0 + MemoryLayout<Value>.size) },
+        refresh: { value.refresh(from: $0) }, sinks: [])
+      let subscription = join(group, delivery: .value { observer(value.last) }, finish: finish)
       observer(value.last)
-      if !isOpen { finish?() }
-      return makeSubscription(id: id, flag: flag)
+      return subscription
     }
+  }
+
+  /// Adds a key-path sink to its group (made if new), holding the turn.
+  @usableFromInline
+  func join(
+    _ group: ScopedGroup<State>, delivery: Sink<State>.Delivery, finish: (@Sendable () -> Void)?
+  )
+    -> Subscription
+  {
+    let flag = CancellationFlag()
+    let (id, isOpen) = lock.withLock {
+      let id = makeIDLocked()
+      guard !fields.pointee.closed else { return (id, false) }
+      let sink = Sink(id: id, flag: flag, delivery: delivery, finish: finish)
+      updateObserversLocked { observers in
+        if let index = observers.groups.firstIndex(where: { $0.value === group.value }) {
+          observers.groups[index].sinks.append(sink)
+        } else {
+          var group = group
+          group.sinks = [sink]
+          observers.groups.append(group)
+        }
+      }
+      return (id, true)
+    }
+    if !isOpen { finish?() }
+    return makeSubscription(id: id, flag: flag)
   }
 
   private func makeSubscription(id: UInt64, flag: CancellationFlag) -> Subscription {

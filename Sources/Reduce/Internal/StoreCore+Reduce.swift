@@ -26,6 +26,41 @@ enum ReduceOutcome<State> {
 }
 
 extension StoreCore {
+  /// Reduces an action of a type known where the store is called: the fast path of a dispatch
+  /// with no middleware, with the handlers called directly.
+  ///
+  /// The lock is held on entry and released inside.
+  @inlinable
+  func reduceReleasingLock<A: Action>(_ action: A, releaseTurnWhenDone: Bool)
+    -> ReduceOutcome<State>
+  {
+    let isBatch = A.self == Batch.self
+    return reduceReleasingLock(
+      actionType: ObjectIdentifier(A.self),
+      batch: isBatch ? unsafeBitCast(action, to: Batch.self) : nil,
+      releaseTurnWhenDone: releaseTurnWhenDone,
+      action: { action },
+      apply: { state, route, registry throws(ReducerFailure) in
+        try apply(action, route, registry, to: &state)
+      })
+  }
+
+  /// Reduces an action known only as `any Action`: one that came out of the middleware chain.
+  ///
+  /// The lock is held on entry and released inside.
+  @inlinable
+  func reduceErasedReleasingLock(_ action: any Action) -> ReduceOutcome<State> {
+    let actionType = ObjectIdentifier(type(of: action))
+    return reduceReleasingLock(
+      actionType: actionType,
+      batch: actionType == ObjectIdentifier(Batch.self) ? action as? Batch : nil,
+      releaseTurnWhenDone: false,
+      action: { action },
+      apply: { state, route, registry throws(ReducerFailure) in
+        try applyErased(action, actionType, route, registry, to: &state)
+      })
+  }
+
   /// Reduces one action that came out of the chain, commits it and notifies observers.
   ///
   /// The lock is held on entry and released inside. The state is taken out of the store and
@@ -34,21 +69,24 @@ extension StoreCore {
   /// observer needs it. With `releaseTurnWhenDone`, when no observer needs telling, the commit
   /// and the release of the turn share one hold of the lock.
   @inlinable
-  func reduceReleasingLock<A: Action>(_ action: A, releaseTurnWhenDone: Bool)
-    -> ReduceOutcome<State>
-  {
+  func reduceReleasingLock(
+    actionType: ObjectIdentifier,
+    batch: Batch?,
+    releaseTurnWhenDone: Bool,
+    action: () -> any Action,
+    apply: (inout State, Route<State>?, Registry<State>) throws(ReducerFailure) -> Bool
+  ) -> ReduceOutcome<State> {
     if fields.pointee.closed {
       lock.unlock()
       return .committed
     }
     let registry = fields.pointee.registry
-    let actionType = ObjectIdentifier(A.self)
     let mayThrow: Bool
     var route: Route<State>?
     if actionType == replaceStateType {
       mayThrow = false
-    } else if A.self == Batch.self {
-      mayThrow = Self.mayThrow(unsafeBitCast(action, to: Batch.self), registry)
+    } else if let batch {
+      mayThrow = Self.mayThrow(batch, registry)
     } else {
       let typed = registry.route(for: actionType)
       route = typed
@@ -67,44 +105,45 @@ extension StoreCore {
     let observers = fields.pointee.observers
     let keepOld =
       mayThrow || (observers?.observers.needOldState(stateIsEquatable: isEqual != nil) ?? false)
-    guard var state = fields.pointee.slot.take() else {
-      preconditionFailure("The store's state is already being reduced; reducers must not dispatch.")
-    }
+    precondition(
+      !fields.pointee.reducing,
+      "The store's state is already being reduced; reducers must not dispatch.")
+    fields.pointee.reducing = true
+    let old: State? = keepOld ? stateStorage.pointee : nil
     lock.unlock()
 
-    let old: State? = keepOld ? state : nil
+    // Holding the turn and with `reducing` set, this thread alone touches the state: the
+    // handlers change it in place, through the pointer, with no lock held.
     let changed: Bool
     do {
-      changed = try apply(action, route, registry, to: &state)
+      changed = try apply(&stateStorage.pointee, route, registry)
     } catch {
       // Only a handler that may throw gets here, and then `old` was kept.
       lock.lock()
-      commitLocked(old ?? state)
+      if let old { stateStorage.pointee = old }
+      commitLocked()
       lock.unlock()
-      return .failed(.reducerFailed(key: error.key, action: action, underlying: error.underlying))
+      return .failed(.reducerFailed(key: error.key, action: action(), underlying: error.underlying))
     }
     let notifying = changed && (observers != nil || observationEnabled.load(ordering: .relaxed))
     lock.lock()
+    commitLocked()
     if !notifying && releaseTurnWhenDone && !hasPendingLocked {
-      let result = state
-      commitLocked(state)
+      let result = stateStorage.pointee
       releaseTurnLocked()
       lock.unlock()
       return .released(result)
     }
+    lock.unlock()
     if notifying {
-      commitLocked(state)
-      lock.unlock()
-      notify(observers?.observers, action: action, old: old, new: state)
-    } else {
-      commitLocked(state)
-      lock.unlock()
+      // Holding the turn, nobody else changes the state: read it without the lock.
+      notify(observers?.observers, action: action, old: old, touched: route?.touched)
     }
     return .committed
   }
 
-  /// Applies an action to the state; returns whether any handler ran (or the state was
-  /// replaced).
+  /// Applies an action of a statically known type; returns whether any handler ran (or the
+  /// state was replaced).
   @inlinable
   func apply<A: Action>(
     _ action: A, _ route: Route<State>?, _ registry: Registry<State>, to state: inout State
@@ -115,11 +154,7 @@ extension StoreCore {
       return true
     }
     if A.self == Batch.self {
-      var ran = false
-      for inner in unsafeBitCast(action, to: Batch.self).actions {
-        if try apply(inner, nil, registry, to: &state) { ran = true }
-      }
-      return ran
+      return try applyBatch(unsafeBitCast(action, to: Batch.self), registry, to: &state)
     }
     let steps = (route ?? registry.route(for: actionType)).steps
     for step in steps {
@@ -136,6 +171,45 @@ extension StoreCore {
     return !steps.isEmpty
   }
 
+  /// Applies an action known only as `any Action`, of dynamic type `actionType`.
+  @inlinable
+  func applyErased(
+    _ action: any Action, _ actionType: ObjectIdentifier, _ route: Route<State>?,
+    _ registry: Registry<State>, to state: inout State
+  ) throws(ReducerFailure) -> Bool {
+    if actionType == replaceStateType {
+      guard let replacement = action as? ReplaceState<State> else { return false }
+      state = replacement.state
+      return true
+    }
+    if actionType == ObjectIdentifier(Batch.self) {
+      guard let batch = action as? Batch else { return false }
+      return try applyBatch(batch, registry, to: &state)
+    }
+    let steps = (route ?? registry.route(for: actionType)).steps
+    for step in steps {
+      do {
+        try step.handler.erasedBody(&state, action)
+      } catch {
+        throw ReducerFailure(key: step.key, underlying: error)
+      }
+    }
+    return !steps.isEmpty
+  }
+
+  /// Applies the actions of a batch in order on one state.
+  @inlinable
+  func applyBatch(_ batch: Batch, _ registry: Registry<State>, to state: inout State)
+    throws(ReducerFailure) -> Bool
+  {
+    var ran = false
+    for inner in batch.actions {
+      let innerType = ObjectIdentifier(type(of: inner))
+      if try applyErased(inner, innerType, nil, registry, to: &state) { ran = true }
+    }
+    return ran
+  }
+
   /// Whether any handler a batch reaches may throw.
   @usableFromInline
   static func mayThrow(_ batch: Batch, _ registry: Registry<State>) -> Bool {
@@ -146,34 +220,61 @@ extension StoreCore {
   }
 
   /// Tells observers of a committed action, holding the turn, in subscription order.
+  ///
+  /// - Parameter touched: The bytes of the state the action's mutators may have changed (nil:
+  ///   unknown); key-path groups outside them are not even compared.
   @inlinable
-  func notify(_ observers: Observers<State>?, action: some Action, old: State?, new: State) {
-    if let old, let isEqual, isEqual(old, new) { return }
+  func notify(
+    _ observers: Observers<State>?, action: () -> any Action, old: State?,
+    touched: [Range<Int>]?
+  ) {
+    // The turn holder alone changes the state, so it reads it in place without the lock.
+    notify(observers, action: action, old: old, touched: touched, state: stateStorage)
+  }
+
+  @inlinable
+  func notify(
+    _ observers: Observers<State>?, action: () -> any Action, old: State?,
+    touched: [Range<Int>]?, state: UnsafeMutablePointer<State>
+  ) {
+    if let old, let isEqual, isEqual(old, state.pointee) { return }
     if observationEnabled.load(ordering: .relaxed), let store {
       registrar.withMutation(of: store, keyPath: \.state) {}
     }
     guard let observers, !observers.isEmpty else { return }
-    var due: [[Sink<State>]] = []
-    if !observers.whole.isEmpty { due.append(observers.whole) }
-    if !observers.changes.isEmpty, old != nil { due.append(observers.changes) }
-    for group in observers.groups where group.value.refresh(from: new) {
-      due.append(group.sinks)
+    var first: [Sink<State>]?
+    var more: [[Sink<State>]] = []
+    func due(_ sinks: [Sink<State>]) {
+      if first == nil { first = sinks } else { more.append(sinks) }
     }
+    if !observers.whole.isEmpty { due(observers.whole) }
+    if !observers.changes.isEmpty, old != nil { due(observers.changes) }
+    for group in observers.groups
+    where group.mayHaveChanged(touched) && group.refresh(UnsafePointer(state)) {
+      due(group.sinks)
+    }
+    guard let first else { return }
     var change: StateChange<State>?
-    Self.inSubscriptionOrder(due) { sink in
+    func deliver(_ sink: Sink<State>) {
       guard !sink.flag.isCancelled else { return }
       switch sink.delivery {
       case .state(let observer):
-        observer(new)
+        observer(state.pointee)
       case .change(let observer):
         if let old {
-          let value = change ?? StateChange(action: action, oldState: old, newState: new)
+          let value =
+            change ?? StateChange(action: action(), oldState: old, newState: state.pointee)
           change = value
           observer(value)
         }
       case .value(let observer):
         observer()
       }
+    }
+    if more.isEmpty {
+      for sink in first { deliver(sink) }
+    } else {
+      Self.inSubscriptionOrder([first] + more, deliver)
     }
   }
 

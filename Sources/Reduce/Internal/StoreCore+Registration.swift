@@ -28,7 +28,7 @@ extension StoreCore {
   func validateCoverage() throws(RegistrationError) {
     let state = readState()
     let covered = Set(
-      lock.withLock { fields.pointee.registry.entries }.compactMap { $0.propertyPath?.first })
+      lock.withLock { fields.pointee.registry.entries }.compactMap(\.topLevelProperty))
     let missing = Mirror(reflecting: state).children.compactMap { child -> String? in
       guard let label = child.label, !covered.contains(label) else { return nil }
       return PropertyPath.isZeroSized(child.value) ? nil : label

@@ -15,6 +15,9 @@ enum PendingWork<State: Sendable>: Sendable {
   case dispatch(any Action, isFallback: Bool)
   /// A `next` call made after its dispatch ended: the rest of the chain from `index`.
   case resume(any Action, chain: [MiddlewareEntry<State>], index: Int)
+  /// `dispatch([a, b, c])` made inside a dispatch: each action in turn, with the follow-ups it
+  /// queues, stopping at the first failure.
+  case sequence([any Action])
 }
 
 /// The observers of a store, as an immutable snapshot: one reference to copy out per action.
@@ -33,8 +36,8 @@ final class ObserverSnapshot<State: Sendable>: Sendable {
 /// "turn holder only".
 @usableFromInline
 struct CoreFields<State: Sendable> {
-  /// The state; nil while the turn holder reduces it in place.
-  @usableFromInline var slot: State?
+  /// Whether the turn holder is reducing the state in place.
+  @usableFromInline var reducing = false
   @usableFromInline var registry = Registry<State>()
   @usableFromInline var chain: [MiddlewareEntry<State>] = []
   /// The observers; nil when there are none.
@@ -49,12 +52,19 @@ struct CoreFields<State: Sendable> {
   @usableFromInline var pending: [PendingWork<State>] = []
   @usableFromInline var pendingHead = 0
   @usableFromInline var lastID: UInt64 = 0
-  /// Turn holder only: the number of dispatch items processed.
-  @usableFromInline var itemCounter: UInt64 = 0
 
-  init(slot: State) {
-    self.slot = slot
-  }
+  init() {}
+}
+
+/// What the thread holding the dispatch turn is doing; only that thread reads or writes it.
+@usableFromInline
+struct TurnFields {
+  /// The number of dispatch items processed.
+  @usableFromInline var itemCounter: UInt64 = 0
+  /// Whether the item being processed is a fallback action.
+  @usableFromInline var processingFallback = false
+
+  init() {}
 }
 
 /// The engine behind a ``Store``: the state, the dispatch turn, the registries and observers.
@@ -71,6 +81,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let turnChanged = Condition()
   @usableFromInline let stateCommitted = Condition()
   @usableFromInline let fields: UnsafeMutablePointer<CoreFields<State>>
+  /// The state, in an allocation of its own: while `fields.pointee.reducing`, the turn holder
+  /// changes it in place with the lock released and nobody else reads it; otherwise it is read
+  /// under the lock, or by the turn holder, who alone may change it.
+  @usableFromInline let stateStorage: UnsafeMutablePointer<State>
+  /// Turn holder only: what the thread holding the turn is doing, in an allocation of its own.
+  @usableFromInline let turn: UnsafeMutablePointer<TurnFields>
 
   /// The dispatch item being processed by the turn holder (0 when none), so that a `next` can
   /// tell a call inside its own dispatch from a later one without taking the lock.
@@ -92,7 +108,11 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline
   init(initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?) {
     fields = .allocate(capacity: 1)
-    fields.initialize(to: CoreFields(slot: initialState))
+    fields.initialize(to: CoreFields())
+    stateStorage = .allocate(capacity: 1)
+    stateStorage.initialize(to: initialState)
+    turn = .allocate(capacity: 1)
+    turn.initialize(to: TurnFields())
     self.fallback = fallback
     self.replaceStateType = ObjectIdentifier(ReplaceState<State>.self)
     if let equatable = State.self as? any (Equatable & Sendable).Type {
@@ -105,6 +125,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   deinit {
     fields.deinitialize(count: 1)
     fields.deallocate()
+    stateStorage.deinitialize(count: 1)
+    stateStorage.deallocate()
+    turn.deinitialize(count: 1)
+    turn.deallocate()
   }
 
   private static func equality<E: Equatable & Sendable>(of type: E.Type)
@@ -117,6 +141,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @inlinable var identifier: ObjectIdentifier { ObjectIdentifier(self) }
 
   /// A new identifier for a sink or a stream; the lock must be held.
+  @usableFromInline
   func makeIDLocked() -> UInt64 {
     fields.pointee.lastID &+= 1
     return fields.pointee.lastID
@@ -135,7 +160,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @inlinable
   func committedStateLocked() -> State {
     while true {
-      if let state = fields.pointee.slot { return state }
+      if !fields.pointee.reducing { return stateStorage.pointee }
       precondition(
         fields.pointee.owner != ThreadID.current,
         "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
@@ -146,10 +171,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  /// Puts the state back after reduction, with the lock held, and wakes readers waiting for it.
+  /// Ends an in-place reduction, with the lock held, and wakes readers waiting for it.
   @inlinable
-  func commitLocked(_ state: consuming State) {
-    fields.pointee.slot = state
+  func commitLocked() {
+    fields.pointee.reducing = false
     if fields.pointee.waitingForState > 0 { stateCommitted.broadcast() }
   }
 
@@ -223,6 +248,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Runs `body` holding the turn (at once if this thread already holds it).
+  @usableFromInline
   func withTurn<Result>(_ body: () -> Result) -> Result {
     let thread = ThreadID.current
     lock.lock()
@@ -264,7 +290,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
     let chain = fields.pointee.chain
     lock.unlock()
-    let failure = process(action, chain: chain, from: 0, isFallback: false)
+    let failure = process(action as any Action, chain: chain, from: 0, isFallback: false)
     let state = drainAndRelease()
     return failure.map(Result.failure) ?? .success(state)
   }
@@ -275,10 +301,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     let thread = ThreadID.current
     lock.lock()
     if fields.pointee.owner == thread {
-      let state = committedStateLocked()
-      fields.pointee.pending.append(contentsOf: actions.map { .dispatch($0, isFallback: false) })
-      lock.unlock()
-      return .success(state)
+      return .success(enqueueReleasingLock(.sequence(actions)))
     }
     waitForTurnLocked(thread)
     lock.unlock()
@@ -295,7 +318,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   /// Continues a dispatch whose `next` was called after the dispatch ended.
   @inlinable
-  func resume<A: Action>(_ action: A, chain: [MiddlewareEntry<State>], from index: Int)
+  func resume(_ action: any Action, chain: [MiddlewareEntry<State>], from index: Int)
     throws(DispatchError)
   {
     let thread = ThreadID.current
@@ -315,11 +338,15 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     if let failure { throw failure }
   }
 
-  /// Publishes a failure found outside a dispatch and falls back from it.
+  /// Publishes a failure found outside a dispatch and falls back from it, unless it was found
+  /// while this thread processes a fallback action (a fallback never falls back again).
   func report(_ error: DispatchError) {
     publish(error)
-    guard let fallback, let action = fallback(error) else { return }
+    guard let fallback else { return }
     let thread = ThreadID.current
+    let holdsTurn = lock.withLock { fields.pointee.owner == thread }
+    if holdsTurn && turn.pointee.processingFallback { return }
+    guard let action = fallback(error) else { return }
     lock.lock()
     if fields.pointee.owner == thread {
       _ = enqueueReleasingLock(.dispatch(action, isFallback: true))
@@ -340,19 +367,48 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       _ = process(action, chain: chain, from: 0, isFallback: isFallback)
     case .resume(let action, let chain, let index):
       _ = process(action, chain: chain, from: index, isFallback: false)
+    case .sequence(let actions):
+      for action in actions {
+        let mark = lock.withLock { fields.pointee.pending.count }
+        let chain = lock.withLock { fields.pointee.chain }
+        let failure = process(action, chain: chain, from: 0, isFallback: false)
+        drainPending(from: mark)
+        if failure != nil { return }
+      }
+    }
+  }
+
+  /// Runs, in order, the work queued from position `mark` on (the follow-ups of the action just
+  /// processed), before the work queued earlier.
+  @usableFromInline
+  func drainPending(from mark: Int) {
+    while true {
+      lock.lock()
+      guard fields.pointee.pending.count > mark else {
+        lock.unlock()
+        return
+      }
+      let work = fields.pointee.pending.remove(at: mark)
+      lock.unlock()
+      perform(work)
     }
   }
 
   /// Runs one action through the chain from `index` as one dispatch item, holding the turn;
   /// publishes its failure and queues the fallback action.
   @inlinable
-  func process<A: Action>(
-    _ action: A, chain: [MiddlewareEntry<State>], from index: Int, isFallback: Bool
+  func process(
+    _ action: any Action, chain: [MiddlewareEntry<State>], from index: Int, isFallback: Bool
   ) -> DispatchError? {
-    fields.pointee.itemCounter &+= 1
-    let item = fields.pointee.itemCounter
+    turn.pointee.itemCounter &+= 1
+    let item = turn.pointee.itemCounter
+    let outer = turn.pointee.processingFallback
+    turn.pointee.processingFallback = isFallback
     activeItem.store(item, ordering: .releasing)
-    defer { activeItem.store(0, ordering: .releasing) }
+    defer {
+      activeItem.store(0, ordering: .releasing)
+      turn.pointee.processingFallback = outer
+    }
     do throws(DispatchError) {
       try runChain(action, chain, from: index, item: item)
       return nil
@@ -373,12 +429,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   /// Passes an action to the middleware at `index`, or to the reducers past the last one.
   @inlinable
-  func runChain<A: Action>(
-    _ action: A, _ chain: [MiddlewareEntry<State>], from index: Int, item: UInt64
+  func runChain(
+    _ action: any Action, _ chain: [MiddlewareEntry<State>], from index: Int, item: UInt64
   ) throws(DispatchError) {
     guard index < chain.count else {
       lock.lock()
-      switch reduceReleasingLock(action, releaseTurnWhenDone: false) {
+      switch reduceErasedReleasingLock(action) {
       case .failed(let error): throw error
       case .committed, .released: return
       }
