@@ -1,3 +1,5 @@
+import Reduce
+
 /// A sink that appends entries to a file: a debug log, or with `chained: true`, an audit trail.
 ///
 /// The file is created if needed and always appended to. Opening happens when the middleware

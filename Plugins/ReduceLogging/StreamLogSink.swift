@@ -1,3 +1,5 @@
+import Reduce
+
 /// A sink that writes each entry, followed by a newline, to a file descriptor: standard output,
 /// standard error, a pipe or a socket.
 ///

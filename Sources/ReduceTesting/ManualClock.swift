@@ -1,4 +1,5 @@
 import Dispatch
+import Reduce
 
 /// A clock whose time moves only when a test tells it to, so that tests of timed code never
 /// sleep.

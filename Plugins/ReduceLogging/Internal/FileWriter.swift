@@ -1,3 +1,5 @@
+import Reduce
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,5 @@
+import Reduce
+
 /// Marks a dispatch made by an async thunk, so that ``ThunkMiddleware`` can drop it, while it holds
 /// the store's dispatch turn, when the thunk was cancelled in the meantime.
 ///

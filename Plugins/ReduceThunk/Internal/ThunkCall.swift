@@ -1,3 +1,5 @@
+import Reduce
+
 /// The caller's side of one `perform`: where the thunk's outcome is delivered, exactly once.
 ///
 /// The outcome is the body's value or error, `CancellationError` (the thunk was cancelled, or the

@@ -1,3 +1,5 @@
+import Reduce
+
 /// One async thunk in flight: its task, whether it was cancelled, and what to do on cancel.
 ///
 /// The task is attached after the run is registered, so a cancellation that comes first is

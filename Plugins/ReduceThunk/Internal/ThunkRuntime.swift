@@ -1,3 +1,5 @@
+import Reduce
+
 /// The shared, mutable part of a ``ThunkMiddleware``: the stores it serves and the async thunks
 /// in flight in each, by key and cancellation id.
 ///

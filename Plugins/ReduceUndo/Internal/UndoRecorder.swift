@@ -1,5 +1,4 @@
 import Reduce
-import Synchronization
 
 /// The part of an ``UndoMiddleware`` that knows the tracked substate's type.
 protocol UndoEngine<State>: AnyObject, Sendable {
@@ -50,7 +49,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   let options: UndoOptions
   let read: @Sendable (State) -> Substate
   let embed: @Sendable (MiddlewareContext<State>, Substate) -> State
-  private let book: Mutex<Book>
+  private let book: Locked<Book>
 
   /// Creates a recorder.
   ///
@@ -69,7 +68,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     self.options = options
     self.read = read
     self.embed = embed
-    self.book = Mutex(Book(history: UndoHistory(limit: options.limit)))
+    self.book = Locked(Book(history: UndoHistory(limit: options.limit)))
   }
 
   deinit {

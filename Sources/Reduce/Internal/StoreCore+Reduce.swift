@@ -221,8 +221,8 @@ extension StoreCore {
 
   /// Tells observers of a committed action, holding the turn, in subscription order.
   ///
-  /// - Parameter touched: The bytes of the state the action's mutators may have changed (nil:
-  ///   unknown); key-path groups outside them are not even compared.
+  /// Key-path groups outside `touched`, the bytes of the state the action's mutators may have
+  /// changed (nil: unknown), are not even compared.
   @inlinable
   func notify(
     _ observers: Observers<State>?, action: () -> any Action, old: State?,
