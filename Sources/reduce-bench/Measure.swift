@@ -1,0 +1,119 @@
+/// One benchmark: the same work done through a store and by a bare loop.
+struct Workload {
+  /// The workload's name, as `--filter` matches it.
+  let name: String
+  /// The number of dispatches of a full run.
+  let dispatches: Int
+  /// What it is for, printed under the table.
+  let target: Target?
+  /// Builds a store and returns the timed part: `count` dispatches.
+  let store: (_ count: Int) throws -> () -> Void
+  /// Builds a plain value and returns the timed part: the same reducers, called `count` times.
+  let baseline: (_ count: Int) -> () -> Void
+  /// For growing workloads: the store's and the baseline's time per segment of the run.
+  let segments: ((_ count: Int) throws -> (store: [Double], baseline: [Double]))?
+
+  init(
+    _ name: String, dispatches: Int = 1_000_000, target: Target? = nil,
+    store: @escaping (Int) throws -> () -> Void,
+    baseline: @escaping (Int) -> () -> Void,
+    segments: ((Int) throws -> (store: [Double], baseline: [Double]))? = nil
+  ) {
+    self.name = name
+    self.dispatches = dispatches
+    self.target = target
+    self.store = store
+    self.baseline = baseline
+    self.segments = segments
+  }
+}
+
+/// A performance target from the project's compass.
+enum Target {
+  /// At most this many nanoseconds per dispatch through the store.
+  case nanoseconds(Double)
+  /// At most this many times the store time of another workload.
+  case relative(to: String, factor: Double)
+  /// At most this many nanoseconds more per dispatch than another workload's store time.
+  case overhead(over: String, nanoseconds: Double)
+  /// Every segment of a growing run within this ratio of the baseline.
+  case segmentRatio(Double)
+
+  var text: String {
+    switch self {
+    case .nanoseconds(let limit): "≤ \(format(limit)) ns"
+    case .relative(let other, let factor): "≤ \(format(factor))× \(other)"
+    case .overhead(let other, let limit): "≤ \(other) + \(format(limit)) ns"
+    case .segmentRatio(let ratio): "≤ \(format(ratio))× baseline at every size"
+    }
+  }
+}
+
+/// The result of one workload.
+struct Measurement {
+  let name: String
+  let dispatches: Int
+  let storeNanoseconds: Double
+  let baselineNanoseconds: Double
+  let target: Target?
+  let segmentRatios: [Double]
+
+  var ratio: Double { storeNanoseconds / max(baselineNanoseconds, 0.001) }
+}
+
+/// Elapsed wall-clock nanoseconds of `body`.
+func time(_ body: () -> Void) -> Double {
+  let clock = ContinuousClock()
+  let elapsed = clock.measure(body)
+  let (seconds, attoseconds) = elapsed.components
+  return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+}
+
+func median(_ values: [Double]) -> Double {
+  let sorted = values.sorted()
+  let middle = sorted.count / 2
+  return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// Runs a workload and returns its median times.
+///
+/// One warm-up of each side, then `repetitions` timed runs of each, alternating, each on a
+/// freshly built store or value. Setup is not timed.
+func measure(_ workload: Workload, quick: Bool, repetitions: Int) throws -> Measurement {
+  let count = quick ? max(workload.dispatches / 100, 100) : workload.dispatches
+  let warmUp = max(count / 10, 10)
+  try workload.store(warmUp)()
+  workload.baseline(warmUp)()
+  var storeTimes: [Double] = []
+  var baselineTimes: [Double] = []
+  for _ in 0..<repetitions {
+    let storeRun = try workload.store(count)
+    storeTimes.append(time(storeRun) / Double(count))
+    let baselineRun = workload.baseline(count)
+    baselineTimes.append(time(baselineRun) / Double(count))
+  }
+  var segmentRatios: [Double] = []
+  if let segments = workload.segments {
+    let (store, baseline) = try segments(count)
+    segmentRatios = zip(store, baseline).map { $0 / max($1, 0.001) }
+  }
+  return Measurement(
+    name: workload.name, dispatches: count, storeNanoseconds: median(storeTimes),
+    baselineNanoseconds: median(baselineTimes), target: workload.target,
+    segmentRatios: segmentRatios)
+}
+
+/// Keeps a value alive and opaque to the optimiser, so measured work is not removed.
+@inline(never)
+func blackHole<T>(_ value: T) {
+  withUnsafePointer(to: value) { pointer in
+    if UInt(bitPattern: pointer) == 1 { print("unreachable") }
+  }
+}
+
+/// Returns its argument through a call the optimiser cannot see into, so that a baseline calls
+/// the reducer closure as a function, as the store does, rather than inlining its body.
+@inline(never)
+func opaque<T>(_ value: T) -> T {
+  value
+}
