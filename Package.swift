@@ -19,7 +19,9 @@ let package = Package(
   targets: [
     .target(name: "Reduce"),
     .testTarget(name: "ReduceTests", dependencies: ["Reduce"]),
-    .executableTarget(name: "reduce-bench", dependencies: ["Reduce"]),
+    .executableTarget(
+      name: "reduce-bench",
+      dependencies: ["Reduce", "ReduceLogging", "ReduceThrottle", "ReduceThunk", "ReduceUndo"]),
     .target(name: "ReduceTesting", dependencies: ["Reduce"]),
     .testTarget(name: "ReduceTestingTests", dependencies: ["ReduceTesting", "Reduce"]),
     .target(name: "ReduceThrottle", dependencies: ["Reduce"], path: "Plugins/ReduceThrottle"),

@@ -272,5 +272,5 @@ final class Counter: @unchecked Sendable {
 }
 
 func allWorkloads() -> [Workload] {
-  coreWorkloads()
+  coreWorkloads() + pluginWorkloads()
 }

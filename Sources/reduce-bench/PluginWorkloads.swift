@@ -1,0 +1,55 @@
+import Reduce
+import ReduceLogging
+import ReduceThrottle
+import ReduceThunk
+import ReduceUndo
+
+/// A log sink that formats each entry, as a real sink would, and then drops it.
+struct DiscardingSink: LogSink {
+  func write(_ record: LogRecord) throws {
+    blackHole(record.text.utf8.count)
+  }
+}
+
+/// An action no throttle rule of the benchmark's matches.
+struct Scrolled: Action {}
+
+/// The store of `counter` with one plugin in the chain, dispatching `Increment` through it.
+func pluginWorkload(
+  _ name: String, target: Target?, plugin: @escaping () throws -> any Middleware<CounterState>
+) -> Workload {
+  Workload(
+    name, target: target,
+    store: { count in
+      let store = try counterStore(middleware: [try plugin()])
+      return { for _ in 0..<count { store.dispatch(Increment()) } }
+    },
+    baseline: counterBaseline)
+}
+
+func pluginWorkloads() -> [Workload] {
+  let passThrough = Target.overhead(over: "counter", nanoseconds: 50)
+  return [
+    pluginWorkload("thunk", target: passThrough) { ThunkMiddleware<CounterState, Void>() },
+    Workload(
+      "thunk-sync",
+      store: { count in
+        let store = try counterStore(middleware: [ThunkMiddleware<CounterState, Void>()])
+        let thunk = Thunk<CounterState, Void> { context in context.dispatch(Increment()) }
+        return { for _ in 0..<count { store.dispatch(thunk) } }
+      },
+      baseline: counterBaseline),
+    pluginWorkload("throttle", target: passThrough) {
+      try ThrottleMiddleware<CounterState>(rules: [
+        .throttle(Scrolled.self, for: .seconds(1), latest: true)
+      ])
+    },
+    pluginWorkload("logging-json", target: .nanoseconds(2_000)) {
+      LoggingMiddleware<CounterState>(format: .jsonLines, sink: DiscardingSink())
+    },
+    pluginWorkload("logging-text", target: nil) {
+      LoggingMiddleware<CounterState>(format: .text(style: .compact), sink: DiscardingSink())
+    },
+    pluginWorkload("undo", target: passThrough) { try UndoMiddleware<CounterState>(limit: 10_000) },
+  ]
+}
