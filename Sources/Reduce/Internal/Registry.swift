@@ -8,8 +8,10 @@ struct RouteStep<State>: Sendable {
 }
 
 /// The handlers that run for one action type, in registration order.
+///
+/// A class, so that handing a route around costs one reference count, not one per array.
 @usableFromInline
-struct Route<State>: Sendable {
+final class Route<State>: Sendable {
   @usableFromInline let steps: [RouteStep<State>]
   /// Whether any step may throw: the store then keeps the old state to roll back to.
   @usableFromInline let mayThrow: Bool

@@ -68,7 +68,7 @@ extension StoreCore {
   /// place. A copy of the old state is kept only when a handler may throw (to roll back) or an
   /// observer needs it. With `releaseTurnWhenDone`, when no observer needs telling, the commit
   /// and the release of the turn share one hold of the lock.
-  @inlinable
+  @inlinable @inline(__always)
   func reduceReleasingLock(
     actionType: ObjectIdentifier,
     batch: Batch?,
