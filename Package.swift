@@ -22,6 +22,7 @@ let package = Package(
     .executableTarget(
       name: "reduce-bench",
       dependencies: ["Reduce", "ReduceLogging", "ReduceThrottle", "ReduceThunk", "ReduceUndo"]),
+    .testTarget(name: "ReduceBenchTests", dependencies: ["reduce-bench"]),
     .target(name: "ReduceTesting", dependencies: ["Reduce"]),
     .testTarget(name: "ReduceTestingTests", dependencies: ["ReduceTesting", "Reduce"]),
     .target(name: "ReduceThrottle", dependencies: ["Reduce"], path: "Plugins/ReduceThrottle"),
@@ -36,6 +37,10 @@ let package = Package(
     .executableTarget(name: "reduce-audit", dependencies: ["ReduceLogging"]),
     .testTarget(
       name: "ReduceLoggingTests", dependencies: ["ReduceLogging", "Reduce", "reduce-audit"]),
+    .executableTarget(
+      name: "reduce-demo",
+      dependencies: ["Reduce", "ReduceThunk", "ReduceThrottle", "ReduceLogging", "ReduceUndo"]),
+    .testTarget(name: "ReduceDemoTests", dependencies: ["reduce-demo", "reduce-audit"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,7 @@ extension Store {
   /// Starts a thunk and waits for the value its body returns.
   ///
   /// The thunk is dispatched from the top of the chain, like any action, and run by the store's
-  /// ``ThunkMiddleware``. Its error is thrown here and not published on ``Store/errors``.
+  /// ``ThunkMiddleware``. Its error is thrown here and not published on `Store.errors`.
   /// Cancelling the calling task cancels the thunk; cancelling the thunk (``CancelThunks``, a
   /// newer thunk with `cancelInFlight`, the middleware's removal) makes this throw
   /// `CancellationError` at once, whether or not the body has returned yet.

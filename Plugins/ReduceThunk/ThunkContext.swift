@@ -36,9 +36,9 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   ///
   /// From an async body the dispatch runs at once, serialized with all others, and the result is
   /// the state after it. From a synchronous body it is queued and runs right after the thunk; the
-  /// result is then the state at the time it was queued, and a failure goes to ``Store/errors``.
+  /// result is then the state at the time it was queued, and a failure goes to `Store.errors`.
   /// Once an async thunk is cancelled, its dispatches are dropped: they fail with
-  /// ``DispatchError/rejected(by:action:underlying:)`` whose underlying error is
+  /// `DispatchError.rejected(by:action:underlying:)` whose underlying error is
   /// `CancellationError`, and are not published.
   ///
   /// - Parameter action: The action; another thunk is started as if the store dispatched it.
@@ -58,7 +58,7 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
     return guarded(first) { environment.base.dispatch(actions) }
   }
 
-  /// Starts another thunk and waits for its value, as ``Reduce/Store/perform(_:)`` does.
+  /// Starts another thunk and waits for its value, as `Store.perform(_:)` does.
   ///
   /// Cancelling this thunk cancels the one it waits for.
   ///

@@ -12,7 +12,7 @@ public enum ThunkError: Error, Equatable, Sendable {
   /// The thunk was built for a store whose state is `expected`, but dispatched to a store whose
   /// state is `found`.
   case stateMismatch(expected: String, found: String)
-  /// A ``Batch`` contains a thunk or a ``CancelThunks`` (named here); a batch is reduced as one
+  /// A `Batch` contains a thunk or a ``CancelThunks`` (named here); a batch is reduced as one
   /// step and its actions never meet ``ThunkMiddleware``.
   case unsupportedInBatch(action: String)
 }

@@ -28,7 +28,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
     self.dependencies = dependencies
   }
 
-  /// `ThunkMiddleware`, whatever the generic arguments; ``Reduce/Store/perform(_:)`` looks for it.
+  /// `ThunkMiddleware`, whatever the generic arguments; `Store.perform(_:)` looks for it.
   public var name: String { thunkMiddlewareName }
 
   /// Runs a thunk, cancels thunks for ``CancelThunks``, and passes other actions on.
@@ -38,7 +38,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   ///   - context: The store's state, dispatch and error reporting.
   ///   - next: Passes other actions on.
   /// - Throws: The error of a synchronous thunk nobody awaits; a ``ThunkError`` for a thunk of
-  ///   another state type, a body whose dependencies do not match, or a ``Batch`` holding a thunk.
+  ///   another state type, a body whose dependencies do not match, or a `Batch` holding a thunk.
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {

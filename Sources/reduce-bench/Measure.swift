@@ -80,7 +80,7 @@ func median(_ values: [Double]) -> Double {
 /// One warm-up of each side, then `repetitions` timed runs of each, alternating, each on a
 /// freshly built store or value. Setup is not timed.
 func measure(_ workload: Workload, quick: Bool, repetitions: Int) throws -> Measurement {
-  let count = quick ? max(workload.dispatches / 100, 100) : workload.dispatches
+  let count = quick ? max(workload.dispatches / 1000, 100) : workload.dispatches
   let warmUp = max(count / 10, 10)
   try workload.store(warmUp)()
   workload.baseline(warmUp)()

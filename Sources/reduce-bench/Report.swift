@@ -57,7 +57,7 @@ func tableReport(_ results: [Measurement], quick: Bool, repetitions: Int) -> Str
   }
   lines.append(
     "median of \(repetitions) runs per side after a warm-up; ns per dispatch"
-      + (quick ? "; --quick: counts are 1/100, not a measurement" : ""))
+      + (quick ? "; --quick: counts are 1/1000, not a measurement" : ""))
   return lines.joined(separator: "\n")
 }
 

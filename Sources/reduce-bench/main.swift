@@ -14,7 +14,7 @@ let usage = """
   usage: reduce-bench [--json] [--filter NAME] [--quick] [--repetitions N] [--list]
     --json           print one JSON object instead of the table
     --filter NAME    run only the workloads whose name contains NAME (repeatable)
-    --quick          run 1/100 of the dispatches (a smoke run, not a measurement)
+    --quick          run 1/1000 of the dispatches (a smoke run, not a measurement)
     --repetitions N  timed repetitions per side after the warm-up (default 5, at least 1)
     --list           print the workload names and exit
     --profile NAME --dispatches N
