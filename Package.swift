@@ -37,6 +37,10 @@ let package = Package(
     .executableTarget(name: "reduce-audit", dependencies: ["ReduceLogging"]),
     .testTarget(
       name: "ReduceLoggingTests", dependencies: ["ReduceLogging", "Reduce", "reduce-audit"]),
+    .executableTarget(
+      name: "reduce-demo",
+      dependencies: ["Reduce", "ReduceThunk", "ReduceThrottle", "ReduceLogging", "ReduceUndo"]),
+    .testTarget(name: "ReduceDemoTests", dependencies: ["reduce-demo", "reduce-audit"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,295 @@
+import Foundation
+import Reduce
+import ReduceLogging
+import ReduceThrottle
+import ReduceThunk
+import ReduceUndo
+
+/// The editor: a store with every plugin in its chain, and the loop that turns lines into
+/// actions and prints the list after each one.
+///
+/// Everything here runs on the main actor, one command at a time. What runs elsewhere (the load
+/// thunk's task, the throttle's timer that delivers a debounced save) goes through the store,
+/// which serializes it with the commands. `load` is awaited with `store.perform`, so the next
+/// command starts only after the load finished, and the output is in the same order every run.
+@MainActor
+final class DemoApp {
+  let store: Store<AppState>
+  let undo: UndoMiddleware<AppState>
+  let stateFile: StateFile
+  let logPath: String
+  private var subscriptions: Set<Subscription> = []
+
+  /// Builds the store: `[thunk, throttle, autosave, logging, undo]`.
+  ///
+  /// - Throws: When a plugin refuses its options or the store refuses a plugin (for example an
+  ///   audit log that cannot be opened).
+  init(list: TodoList, stateFile: StateFile, logPath: String, settings: Settings) throws {
+    let throttle = try ThrottleMiddleware<AppState>(rules: [
+      // A burst of edits leaves one save request, delivered once edits pause.
+      .debounce(AutosaveAction.self, for: settings.autosaveDelay) { action in
+        action == .requested ? "autosave" : nil
+      }
+    ])
+    let audit = LoggingMiddleware<AppState>(
+      name: "audit", format: .jsonLines, sink: .file(path: logPath, chained: true),
+      actionTransformer: { action in
+        // UndoAction is not Encodable: log undo and redo with a payload that says which.
+        (action as? UndoAction).map { UndoCommand($0) } ?? action
+      })
+    let undo = try UndoMiddleware<AppState>(
+      scope: \.todos,
+      groupBy: { action in
+        // Renaming one item several times in a row is one step.
+        guard case .renamed(let id, _)? = action as? TodoAction else { return nil }
+        return "rename-\(id)"
+      },
+      label: { action in
+        switch action {
+        case let edit as TodoAction:
+          switch edit {
+          case .added: "Add"
+          case .completed: "Done"
+          case .reopened: "Reopen"
+          case .renamed: "Rename"
+          case .removed: "Remove"
+          }
+        case LoadAction.succeeded: "Load"
+        default: nil
+        }
+      })
+    self.store = try Store(
+      initialState: AppState(todos: list),
+      mutators: [Mutators.todos, Mutators.ui],
+      middleware: [
+        ThunkMiddleware(dependencies: DemoDependencies(loadDelay: settings.loadDelay)),
+        throttle,
+        AutosaveMiddleware(file: stateFile),
+        audit,
+        undo,
+      ])
+    self.undo = undo
+    self.stateFile = stateFile
+    self.logPath = logPath
+    store.subscribe(to: \.ui.loading) { phase in
+      guard case .loading(let source, let step, let steps) = phase else { return }
+      print(step == 0 ? "Loading \(source)..." : "  \(step)/\(steps)")
+    }
+    .store(in: &subscriptions)
+  }
+
+  // MARK: The loop
+
+  /// Runs commands until `quit` or the end of the input, then saves what is pending.
+  ///
+  /// - Parameter input: Where the lines come from.
+  /// - Returns: The exit status: 0, or 1 when the last save failed.
+  func run(_ input: inout Input) async -> Int32 {
+    render(message: false)
+    while let line = input.nextLine() {
+      let command: Command
+      do throws(Command.ParseError) {
+        guard let parsed = try Command.parse(line) else { continue }
+        command = parsed
+        echo(line, input)
+      } catch {
+        echo(line, input)
+        print("error: \(error)")
+        continue
+      }
+      if command == .quit { break }
+      await execute(command)
+    }
+    return finish()
+  }
+
+  /// Shows a command read from a script or a pipe, so that the output reads like a session.
+  private func echo(_ line: String, _ input: Input) {
+    if !input.isInteractive { print("> \(line.trimmingCharacters(in: .whitespacesAndNewlines))") }
+  }
+
+  /// Saves what the throttle still holds, closes the log, and says where everything is.
+  private func finish() -> Int32 {
+    store.dispatch(ThrottleAction.flush)
+    store.removeMiddleware(named: "audit")  // closes the log file
+    switch store.state.ui.autosave {
+    case .failed(let reason):
+      printError("error: the list was not saved: \(reason)")
+      return 1
+    case .saved(let items):
+      print("Saved \(count(items, "item")) to \(stateFile.path).")
+    case .none:
+      print("Nothing changed; \(stateFile.path) was not written.")
+    }
+    print("Audit log: \(logPath) (check it: reduce-audit verify \(logPath))")
+    return 0
+  }
+
+  // MARK: Commands
+
+  private func execute(_ command: Command) async {
+    switch command {
+    case .add(let title):
+      store.dispatch(TodoAction.added(title: title))
+    case .done(let number):
+      guard let item = item(number) else { return }
+      store.dispatch(TodoAction.completed(id: item.id))
+    case .undoDone(let number):
+      guard let item = item(number) else { return }
+      store.dispatch(TodoAction.reopened(id: item.id))
+    case .rename(let number, let title):
+      guard let item = item(number) else { return }
+      store.dispatch(TodoAction.renamed(id: item.id, title: title))
+    case .remove(let number):
+      guard let item = item(number) else { return }
+      store.dispatch(TodoAction.removed(id: item.id, title: item.title))
+    case .filter(let filter):
+      store.dispatch(UIAction.filterChanged(filter))
+    case .undo:
+      let status = undo.status
+      let note =
+        status.canUndo ? "Undid \(status.undoLabel ?? "the last change")." : "Nothing to undo."
+      store.dispatch([UndoAction.undo, UIAction.noted(note)])
+    case .redo:
+      let status = undo.status
+      let note =
+        status.canRedo ? "Redid \(status.redoLabel ?? "the last change")." : "Nothing to redo."
+      store.dispatch([UndoAction.redo, UIAction.noted(note)])
+    case .load(let file):
+      do {
+        _ = try await store.perform(loadThunk(file: file))
+      } catch is LoadFailure {
+        // The thunk dispatched `LoadAction.failed`: the status line says what went wrong.
+      } catch {
+        print("error: load stopped: \(error)")
+      }
+    case .history:
+      printHistory()
+      render(message: false)
+      return
+    case .log(let count):
+      printLog(last: count)
+      render(message: false)
+      return
+    case .help:
+      print(Command.helpText)
+      render(message: false)
+      return
+    case .quit:
+      return
+    }
+    render(message: true)
+  }
+
+  /// The item at a number of the list as shown, or nil after printing why there is none.
+  private func item(_ number: Int) -> Todo? {
+    let visible = visibleItems()
+    guard number >= 1, number <= visible.count else {
+      let shown =
+        visible.isEmpty ? "the list shows no items" : "the list shows 1 to \(visible.count)"
+      print("error: there is no item \(number): \(shown)")
+      return nil
+    }
+    return visible[number - 1]
+  }
+
+  private func visibleItems() -> [Todo] {
+    let state = store.state
+    return state.todos.items.filter(state.ui.filter.shows)
+  }
+
+  // MARK: Output
+
+  /// Prints the status message (when asked), the numbered list and the status line.
+  private func render(message: Bool) {
+    let state = store.state
+    if message { print(state.ui.status) }
+    let items = state.todos.items
+    let visible = items.filter(state.ui.filter.shows)
+    if visible.isEmpty {
+      print(
+        items.isEmpty
+          ? "   (the list is empty: add TEXT adds an item)"
+          : "   (no \(state.ui.filter.rawValue) items; filter all shows \(count(items.count, "item")))"
+      )
+    }
+    let width = String(visible.count).count
+    for (offset, todo) in visible.enumerated() {
+      let number = String(offset + 1)
+      let padding = String(repeating: " ", count: width - number.count)
+      let marker = todo.id == state.ui.selection ? "*" : " "
+      print("\(marker) \(padding)\(number). [\(todo.isDone ? "x" : " ")] \(todo.title)")
+    }
+    print(statusLine(state))
+  }
+
+  private func statusLine(_ state: AppState) -> String {
+    let items = state.todos.items
+    let done = items.filter(\.isDone).count
+    let status = undo.status
+    var parts = [
+      "\(count(items.count, "item")), \(items.count - done) open, \(done) done",
+      "filter: \(state.ui.filter.rawValue)",
+      status.canUndo ? "can undo (\(status.undoLabel ?? "change"))" : "cannot undo",
+      status.canRedo ? "can redo (\(status.redoLabel ?? "change"))" : "cannot redo",
+    ]
+    if case .failed(let reason) = state.ui.autosave { parts.append("autosave failed: \(reason)") }
+    return parts.joined(separator: " | ")
+  }
+
+  private func printHistory() {
+    let status = undo.status
+    let back =
+      status.canUndo
+      ? "\(count(status.pastCount, "step")) to undo (next: \(status.undoLabel ?? "change"))"
+      : "nothing to undo"
+    let forward =
+      status.canRedo
+      ? "\(count(status.futureCount, "step")) to redo (next: \(status.redoLabel ?? "change"))"
+      : "nothing to redo"
+    print("History: \(back); \(forward). At most \(undo.limit) steps are kept.")
+  }
+
+  private func printLog(last wanted: Int) {
+    guard let data = FileManager.default.contents(atPath: logPath) else {
+      print("The log is empty.")
+      return
+    }
+    let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+    print("Last \(count(min(wanted, lines.count), "entry", plural: "entries")) of \(logPath):")
+    for (offset, line) in lines.enumerated().suffix(wanted) {
+      do throws(AuditLogError) {
+        let entry = try AuditLog.Entry(parsing: String(line), line: offset + 1)
+        print("  " + LogLine.summary(of: entry))
+      } catch {
+        print("  line \(offset + 1): \(error)")
+      }
+    }
+  }
+}
+
+/// How `UndoAction`s appear in the audit log: with a payload saying which command it was.
+struct UndoCommand: Action, Encodable {
+  var command: String
+
+  init(_ action: UndoAction) {
+    command = "\(action)"
+  }
+}
+
+/// One audit log entry on one line, without its time (so that transcripts stay the same).
+enum LogLine {
+  static func summary(of entry: AuditLog.Entry) -> String {
+    var text = "#\(entry.sequence) \(entry.action)"
+    if let payload = entry.payload { text += " \(payload)" }
+    text += entry.succeeded ? " ok" : " failed: \(entry.error ?? "unknown error")"
+    let paths = (entry.changes ?? []).map(\.path)
+    if !paths.isEmpty { text += " | changed " + paths.joined(separator: ", ") }
+    return text.count > 150 ? String(text.prefix(147)) + "..." : text
+  }
+}
+
+/// Prints a line on standard error.
+func printError(_ text: String) {
+  FileHandle.standardError.write(Data((text + "\n").utf8))
+}

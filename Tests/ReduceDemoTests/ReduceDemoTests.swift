@@ -1,0 +1,421 @@
+import Foundation
+import Testing
+
+/// Runs the built `reduce-demo` and `reduce-audit` executables.
+struct Executable {
+  struct Output {
+    var status: Int32
+    var standardOutput: String
+    var standardError: String
+  }
+
+  /// The executable with a name, found next to the test binary in the build products directory.
+  static func url(_ name: String) throws -> URL {
+    var directory = Bundle.main.bundleURL
+    for _ in 0..<4 {
+      let candidate = directory.appendingPathComponent(name)
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      directory.deleteLastPathComponent()
+    }
+    let fromArgument = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent(name)
+    return try #require(
+      FileManager.default.isExecutableFile(atPath: fromArgument.path) ? fromArgument : nil,
+      "\(name) was not found next to the tests; `swift test` builds it")
+  }
+
+  /// Runs an executable to its end, with `input` on its standard input (empty when nil).
+  static func run(_ name: String, _ arguments: [String], input: String? = nil) throws -> Output {
+    let process = Process()
+    process.executableURL = try url(name)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    // No simulated delay for `load`, and an autosave debounce longer than any test: the save
+    // then happens exactly once, when the demo flushes it at the end of its input.
+    environment["REDUCE_DEMO_LOAD_DELAY_MS"] = "0"
+    environment["REDUCE_DEMO_AUTOSAVE_MS"] = "60000"
+    process.environment = environment
+    let standardInput = Foundation.Pipe()
+    let output = Foundation.Pipe()
+    let error = Foundation.Pipe()
+    process.standardInput = standardInput
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    try standardInput.fileHandleForWriting.write(contentsOf: Data((input ?? "").utf8))
+    try standardInput.fileHandleForWriting.close()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Output(
+      status: process.terminationStatus,
+      standardOutput: String(decoding: outputData, as: UTF8.self),
+      standardError: String(decoding: errorData, as: UTF8.self))
+  }
+}
+
+/// Fresh paths in the temporary directory for one run of the demo, removed by `clean()`.
+struct DemoFiles {
+  let directory: URL
+
+  init() throws {
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("reduce-demo-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  var state: String { directory.appendingPathComponent("todos.json").path }
+  var log: String { directory.appendingPathComponent("audit.log").path }
+  var script: String { directory.appendingPathComponent("script.txt").path }
+
+  /// Runs the demo on a script with these files.
+  func runDemo(script lines: [String]) throws -> Executable.Output {
+    try Data((lines.joined(separator: "\n") + "\n").utf8)
+      .write(to: URL(fileURLWithPath: script))
+    return try Executable.run(
+      "reduce-demo", ["--script", script, "--state", state, "--log", log])
+  }
+
+  /// The demo's output with the paths of these files replaced by `STATE` and `LOG`.
+  func normalized(_ output: String) -> String {
+    output.replacingOccurrences(of: state, with: "STATE").replacingOccurrences(of: log, with: "LOG")
+  }
+
+  func clean() {
+    try? FileManager.default.removeItem(at: directory)
+  }
+}
+
+/// A saved list, as the demo writes it.
+struct SavedList: Decodable, Equatable {
+  struct Item: Decodable, Equatable {
+    var id: Int
+    var title: String
+    var done: Bool
+  }
+
+  var version: Int
+  var nextID: Int
+  var items: [Item]
+}
+
+/// Every command, with bad input in between: an empty text, a missing, malformed or
+/// out-of-range number, an unknown filter, a stray argument, a failing load, an unknown command,
+/// and a line after `quit` that must not run.
+let everyCommand = [
+  "# Every command of reduce-demo, with bad input in between.",
+  "help",
+  "add Buy milk",
+  "add Call Ada",
+  "add   ",
+  "add Water the plants",
+  "done 2",
+  "done",
+  "done 9",
+  "undo-done 2",
+  "done 2",
+  "rename 1 Buy oat milk",
+  "rename 1 Buy oat milk and eggs",
+  "rename 3",
+  "remove 3",
+  "remove zero",
+  "filter open",
+  "filter done",
+  "filter weekly",
+  "filter all",
+  "undo",
+  "undo",
+  "redo",
+  "history",
+  "history now",
+  "load",
+  "load no-such-list.txt",
+  "log 3",
+  "log -1",
+  "frobnicate",
+  "quit",
+  "add Never added",
+]
+
+/// What `everyCommand` prints, with the state file and log paths written `STATE` and `LOG`.
+let everyCommandTranscript = """
+  reduce-demo: a to-do list on a Reduce store. Type help for the commands.
+  List: STATE (new)
+  Log:  LOG
+     (the list is empty: add TEXT adds an item)
+  0 items, 0 open, 0 done | filter: all | cannot undo | cannot redo
+  > help
+  Commands (N is an item's number in the list as shown):
+    add TEXT           add an item
+    done N             mark an item done
+    undo-done N        mark an item not done
+    rename N TEXT      rename an item (renames of one item in a row undo as one step)
+    remove N           remove an item
+    filter all|open|done
+                       choose which items the list shows (not undoable)
+    undo, redo         step through the history of the list
+    history            what undo and redo would do
+    load [FILE]        add the starter list, or the lines of FILE (a thunk, with progress)
+    log [N]            the last N entries of the audit log (5 by default)
+    help               this text
+    quit               save and leave (end of input does the same)
+     (the list is empty: add TEXT adds an item)
+  0 items, 0 open, 0 done | filter: all | cannot undo | cannot redo
+  > add Buy milk
+  Added "Buy milk".
+  * 1. [ ] Buy milk
+  1 item, 1 open, 0 done | filter: all | can undo (Add) | cannot redo
+  > add Call Ada
+  Added "Call Ada".
+    1. [ ] Buy milk
+  * 2. [ ] Call Ada
+  2 items, 2 open, 0 done | filter: all | can undo (Add) | cannot redo
+  > add
+  error: add needs a text: add TEXT
+  > add Water the plants
+  Added "Water the plants".
+    1. [ ] Buy milk
+    2. [ ] Call Ada
+  * 3. [ ] Water the plants
+  3 items, 3 open, 0 done | filter: all | can undo (Add) | cannot redo
+  > done 2
+  Done: "Call Ada".
+    1. [ ] Buy milk
+  * 2. [x] Call Ada
+    3. [ ] Water the plants
+  3 items, 2 open, 1 done | filter: all | can undo (Done) | cannot redo
+  > done
+  error: done needs an item number: done N
+  > done 9
+  error: there is no item 9: the list shows 1 to 3
+  > undo-done 2
+  Not done: "Call Ada".
+    1. [ ] Buy milk
+  * 2. [ ] Call Ada
+    3. [ ] Water the plants
+  3 items, 3 open, 0 done | filter: all | can undo (Reopen) | cannot redo
+  > done 2
+  Done: "Call Ada".
+    1. [ ] Buy milk
+  * 2. [x] Call Ada
+    3. [ ] Water the plants
+  3 items, 2 open, 1 done | filter: all | can undo (Done) | cannot redo
+  > rename 1 Buy oat milk
+  Renamed to "Buy oat milk".
+  * 1. [ ] Buy oat milk
+    2. [x] Call Ada
+    3. [ ] Water the plants
+  3 items, 2 open, 1 done | filter: all | can undo (Rename) | cannot redo
+  > rename 1 Buy oat milk and eggs
+  Renamed to "Buy oat milk and eggs".
+  * 1. [ ] Buy oat milk and eggs
+    2. [x] Call Ada
+    3. [ ] Water the plants
+  3 items, 2 open, 1 done | filter: all | can undo (Rename) | cannot redo
+  > rename 3
+  error: rename needs a text: rename N TEXT
+  > remove 3
+  Removed "Water the plants".
+    1. [ ] Buy oat milk and eggs
+    2. [x] Call Ada
+  2 items, 1 open, 1 done | filter: all | can undo (Remove) | cannot redo
+  > remove zero
+  error: "zero" is not an item number: remove N
+  > filter open
+  Showing open items.
+    1. [ ] Buy oat milk and eggs
+  2 items, 1 open, 1 done | filter: open | can undo (Remove) | cannot redo
+  > filter done
+  Showing done items.
+    1. [x] Call Ada
+  2 items, 1 open, 1 done | filter: done | can undo (Remove) | cannot redo
+  > filter weekly
+  error: filter takes all, open or done, not "weekly"
+  > filter all
+  Showing all items.
+    1. [ ] Buy oat milk and eggs
+    2. [x] Call Ada
+  2 items, 1 open, 1 done | filter: all | can undo (Remove) | cannot redo
+  > undo
+  Undid Remove.
+    1. [ ] Buy oat milk and eggs
+    2. [x] Call Ada
+    3. [ ] Water the plants
+  3 items, 2 open, 1 done | filter: all | can undo (Rename) | can redo (Remove)
+  > undo
+  Undid Rename.
+    1. [ ] Buy milk
+    2. [x] Call Ada
+    3. [ ] Water the plants
+  3 items, 2 open, 1 done | filter: all | can undo (Done) | can redo (Rename)
+  > redo
+  Redid Rename.
+    1. [ ] Buy oat milk and eggs
+    2. [x] Call Ada
+    3. [ ] Water the plants
+  3 items, 2 open, 1 done | filter: all | can undo (Rename) | can redo (Remove)
+  > history
+  History: 7 steps to undo (next: Rename); 1 step to redo (next: Remove). At most 100 steps are kept.
+    1. [ ] Buy oat milk and eggs
+    2. [x] Call Ada
+    3. [ ] Water the plants
+  3 items, 2 open, 1 done | filter: all | can undo (Rename) | can redo (Remove)
+  > history now
+  error: history takes no argument
+  > load
+  Loading the starter list...
+    1/3
+    2/3
+    3/3
+  Loaded 3 items from the starter list.
+    1. [ ] Buy oat milk and eggs
+    2. [x] Call Ada
+    3. [ ] Water the plants
+    4. [ ] Read Guides/Concepts.md
+    5. [ ] Rename an item twice, then undo once
+    6. [ ] Run reduce-audit verify on the log
+  6 items, 5 open, 1 done | filter: all | can undo (Load) | cannot redo
+  > load no-such-list.txt
+  Loading no-such-list.txt...
+    1/3
+    2/3
+    3/3
+  Could not load no-such-list.txt: cannot read the file.
+    1. [ ] Buy oat milk and eggs
+    2. [x] Call Ada
+    3. [ ] Water the plants
+    4. [ ] Read Guides/Concepts.md
+    5. [ ] Rename an item twice, then undo once
+    6. [ ] Run reduce-audit verify on the log
+  6 items, 5 open, 1 done | filter: all | can undo (Load) | cannot redo
+  > log 3
+  Last 3 entries of LOG:
+    #26 LoadAction {"progressed":{"of":3,"step":2}} ok | changed ui.loading.loading.step
+    #27 LoadAction {"progressed":{"of":3,"step":3}} ok | changed ui.loading.loading.step
+    #28 LoadAction {"failed":{"reason":"cannot read the file","source":"no-such-list.txt"}} ok | changed ui.status, ui.loading
+    1. [ ] Buy oat milk and eggs
+    2. [x] Call Ada
+    3. [ ] Water the plants
+    4. [ ] Read Guides/Concepts.md
+    5. [ ] Rename an item twice, then undo once
+    6. [ ] Run reduce-audit verify on the log
+  6 items, 5 open, 1 done | filter: all | can undo (Load) | cannot redo
+  > log -1
+  error: log takes a number of entries, like log 10
+  > frobnicate
+  error: unknown command "frobnicate"; type help for the list
+  > quit
+  Saved 6 items to STATE.
+  Audit log: LOG (check it: reduce-audit verify LOG)
+
+  """
+
+@Suite struct ReduceDemoTests {
+  @Test(
+    "a script of every command, bad input included, prints the expected session",
+    .timeLimit(.minutes(1)))
+  func everyCommandSession() throws {
+    let files = try DemoFiles()
+    defer { files.clean() }
+    let result = try files.runDemo(script: everyCommand)
+    #expect(result.status == 0)
+    #expect(result.standardError == "")
+    #expect(files.normalized(result.standardOutput) == everyCommandTranscript)
+  }
+
+  @Test(
+    "the autosave writes the final list as JSON, once for the whole session",
+    .timeLimit(.minutes(1)))
+  func autosaveWritesOnce() throws {
+    let files = try DemoFiles()
+    defer { files.clean() }
+    _ = try files.runDemo(script: everyCommand)
+    let saved = try JSONDecoder().decode(
+      SavedList.self, from: Data(contentsOf: URL(fileURLWithPath: files.state)))
+    #expect(
+      saved
+        == SavedList(
+          version: 1, nextID: 7,
+          items: [
+            .init(id: 1, title: "Buy oat milk and eggs", done: false),
+            .init(id: 2, title: "Call Ada", done: true),
+            .init(id: 3, title: "Water the plants", done: false),
+            .init(id: 4, title: "Read Guides/Concepts.md", done: false),
+            .init(id: 5, title: "Rename an item twice, then undo once", done: false),
+            .init(id: 6, title: "Run reduce-audit verify on the log", done: false),
+          ]))
+    let log = try String(contentsOfFile: files.log, encoding: .utf8)
+    let saves = log.split(separator: "\n").filter { $0.contains("\"action\":\"AutosaveAction\"") }
+    #expect(saves.count == 1)
+  }
+
+  @Test("a second run with the same --state reloads the saved list", .timeLimit(.minutes(1)))
+  func secondRunReloads() throws {
+    let files = try DemoFiles()
+    defer { files.clean() }
+    let first = try files.runDemo(script: ["add Milk", "add Eggs", "done 1"])
+    #expect(first.status == 0)
+    let second = try files.runDemo(script: ["add Bread"])
+    #expect(second.status == 0)
+    let lines = files.normalized(second.standardOutput).split(separator: "\n")
+    #expect(lines[1] == "List: STATE (reloaded 2 items)")
+    #expect(
+      Array(lines[3...5]) == [
+        "  1. [x] Milk", "  2. [ ] Eggs",
+        "2 items, 1 open, 1 done | filter: all | cannot undo | cannot redo",
+      ])
+    #expect(lines.contains("* 3. [ ] Bread"))
+    #expect(lines.contains("Saved 3 items to STATE."))
+  }
+
+  @Test("reduce-audit verify accepts the audit log the demo wrote", .timeLimit(.minutes(1)))
+  func auditLogVerifies() throws {
+    let files = try DemoFiles()
+    defer { files.clean() }
+    let demo = try files.runDemo(script: everyCommand)
+    #expect(demo.status == 0)
+    let verify = try Executable.run("reduce-audit", ["verify", files.log])
+    #expect(verify.status == 0)
+    #expect(verify.standardOutput.hasSuffix(", chain intact\n"))
+  }
+
+  @Test("end of standard input saves the list and exits 0", .timeLimit(.minutes(1)))
+  func endOfInputSaves() throws {
+    let files = try DemoFiles()
+    defer { files.clean() }
+    let result = try Executable.run(
+      "reduce-demo", ["--state", files.state, "--log", files.log], input: "add Milk\nadd Eggs\n")
+    #expect(result.status == 0)
+    #expect(
+      files.normalized(result.standardOutput).hasSuffix(
+        "Saved 2 items to STATE.\nAudit log: LOG (check it: reduce-audit verify LOG)\n"))
+    let saved = try JSONDecoder().decode(
+      SavedList.self, from: Data(contentsOf: URL(fileURLWithPath: files.state)))
+    #expect(saved.items.map(\.title) == ["Milk", "Eggs"])
+  }
+
+  @Test(
+    "a bad command line prints the usage on standard error and exits 64",
+    arguments: [["--frobnicate"], ["--state"], ["--log", "--script"], ["stray"]])
+  func badCommandLine(arguments: [String]) throws {
+    let result = try Executable.run("reduce-demo", arguments)
+    #expect(result.status == 64)
+    #expect(result.standardOutput == "")
+    #expect(
+      result.standardError.hasSuffix(
+        "usage: reduce-demo [--script FILE] [--state FILE] [--log FILE]\n"))
+  }
+
+  @Test(
+    "a state file that is not a saved list stops the demo and is left as it was",
+    .timeLimit(.minutes(1)))
+  func corruptStateFileIsKept() throws {
+    let files = try DemoFiles()
+    defer { files.clean() }
+    try Data("not json".utf8).write(to: URL(fileURLWithPath: files.state))
+    let result = try files.runDemo(script: ["add Milk"])
+    #expect(result.status == 1)
+    #expect(result.standardError.contains("is not a saved to-do list"))
+    #expect(try String(contentsOfFile: files.state, encoding: .utf8) == "not json")
+  }
+}
