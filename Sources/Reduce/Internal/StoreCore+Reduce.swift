@@ -254,12 +254,15 @@ extension StoreCore {
       due(group.sinks)
     }
     guard let first else { return }
+    var current: State?
     var change: StateChange<State>?
     func deliver(_ sink: Sink<State>) {
       guard !sink.flag.isCancelled else { return }
       switch sink.delivery {
       case .state(let observer):
-        observer(state.pointee)
+        let value = current ?? state.pointee
+        current = value
+        observer(value)
       case .change(let observer):
         if let old {
           let value =
@@ -272,7 +275,9 @@ extension StoreCore {
       }
     }
     if more.isEmpty {
-      for sink in first { deliver(sink) }
+      first.withUnsafeBufferPointer { sinks in
+        for sink in sinks { deliver(sink) }
+      }
     } else {
       Self.inSubscriptionOrder([first] + more, deliver)
     }
