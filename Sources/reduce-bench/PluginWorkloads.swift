@@ -16,10 +16,11 @@ struct Scrolled: Action {}
 
 /// The store of `counter` with one plugin in the chain, dispatching `Increment` through it.
 func pluginWorkload(
-  _ name: String, target: Target?, plugin: @escaping () throws -> any Middleware<CounterState>
+  _ name: String, dispatches: Int = 200_000, target: Target?,
+  plugin: @escaping () throws -> any Middleware<CounterState>
 ) -> Workload {
   Workload(
-    name, target: target,
+    name, dispatches: dispatches, target: target,
     store: { count in
       let store = try counterStore(middleware: [try plugin()])
       return { for _ in 0..<count { store.dispatch(Increment()) } }
@@ -32,7 +33,7 @@ func pluginWorkloads() -> [Workload] {
   return [
     pluginWorkload("thunk", target: passThrough) { ThunkMiddleware<CounterState, Void>() },
     Workload(
-      "thunk-sync",
+      "thunk-sync", dispatches: 200_000,
       store: { count in
         let store = try counterStore(middleware: [ThunkMiddleware<CounterState, Void>()])
         let thunk = Thunk<CounterState, Void> { context in context.dispatch(Increment()) }
@@ -44,10 +45,10 @@ func pluginWorkloads() -> [Workload] {
         .throttle(Scrolled.self, for: .seconds(1), latest: true)
       ])
     },
-    pluginWorkload("logging-json", target: .nanoseconds(2_000)) {
+    pluginWorkload("logging-json", dispatches: 50_000, target: .nanoseconds(2_000)) {
       LoggingMiddleware<CounterState>(format: .jsonLines, sink: DiscardingSink())
     },
-    pluginWorkload("logging-text", target: nil) {
+    pluginWorkload("logging-text", dispatches: 50_000, target: nil) {
       LoggingMiddleware<CounterState>(format: .text(style: .compact), sink: DiscardingSink())
     },
     pluginWorkload("undo", target: passThrough) { try UndoMiddleware<CounterState>(limit: 10_000) },
