@@ -20,12 +20,30 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   /// The dependencies every thunk's body gets in its context.
   public let dependencies: Dependencies
   let runtime = ThunkRuntime()
+  /// The types of the actions passed on untouched so far.
+  let passThrough = PassThroughTypes()
+  /// Passes an action on; made where `State` is known, so that it runs specialised.
+  let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
 
   /// Creates a middleware that runs thunks with dependencies.
   ///
   /// - Parameter dependencies: Any `Sendable` value: a struct of clients, a protocol existential.
+  @inlinable
   public init(dependencies: Dependencies) {
+    // Inlined where the store's state type is concrete, this closure is compiled for it: the
+    // rest of the chain then runs specialised instead of through generic metadata.
+    self.init(dependencies: dependencies) { action, next throws(DispatchError) in
+      try next(action)
+    }
+  }
+
+  @usableFromInline
+  init(
+    dependencies: Dependencies,
+    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  ) {
     self.dependencies = dependencies
+    self.forward = forward
   }
 
   /// `ThunkMiddleware`, whatever the generic arguments; `Store.perform(_:)` looks for it.
@@ -44,6 +62,11 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   {
     // An action of a thunk that was cancelled while it waited for its turn.
     if let probe = DispatchProbe.current, probe.claim() { return }
+    let key = PassThroughTypes.key(of: action)
+    if passThrough.contains(key) {
+      try forward(action, next)
+      return
+    }
     if let own = action as? any ThunkPluginAction {
       let driver = ThunkDriver(context: context, dependencies: dependencies, runtime: runtime)
       try own.handle(by: driver)
@@ -52,7 +75,11 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
     if let batch = action as? Batch, let inner = batch.firstThunkPluginAction {
       throw ThunkError.unsupportedInBatch(action: String(describing: inner))
     }
-    try next(action)
+    // A batch is decided by what it holds, every other type by itself.
+    if key != UInt(bitPattern: ObjectIdentifier(Batch.self)) {
+      passThrough.insert(typeOf: action)
+    }
+    try forward(action, next)
   }
 
   /// Starts serving a store.
@@ -72,6 +99,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
 
 extension ThunkMiddleware where Dependencies == Void {
   /// Creates a middleware that runs thunks that need no dependencies.
+  @inlinable
   public init() {
     self.init(dependencies: ())
   }
