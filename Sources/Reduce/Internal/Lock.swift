@@ -12,10 +12,13 @@
 /// wait (a thread waiting for its turn to dispatch, a reader waiting for an in-place reduction to
 /// commit). ThreadSanitizer understands pthread primitives natively.
 ///
+/// A struct holding the mutex's address, so that using it costs no reference counting; its
+/// owner calls ``destroy()`` once, in its `deinit`.
+///
 /// It is `@unchecked Sendable` because all of its state lives behind the pthread mutex, which is
-/// allocated once at a stable address and destroyed in `deinit`.
+/// allocated once at a stable address.
 @usableFromInline
-final class Lock: @unchecked Sendable {
+struct Lock: @unchecked Sendable {
   @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
   @usableFromInline
@@ -26,7 +29,8 @@ final class Lock: @unchecked Sendable {
     precondition(status == 0, "pthread_mutex_init failed with \(status)")
   }
 
-  deinit {
+  /// Destroys the mutex; the owner calls it once, when nothing can use the lock any more.
+  func destroy() {
     pthread_mutex_destroy(mutex)
     mutex.deinitialize(count: 1)
     mutex.deallocate()
@@ -62,9 +66,10 @@ final class Lock: @unchecked Sendable {
 /// A condition variable used with ``Lock``.
 ///
 /// `@unchecked Sendable`: the pthread condition is allocated once at a stable address and used
-/// only together with the lock that guards the predicate it signals.
+/// only together with the lock that guards the predicate it signals. Its owner calls
+/// ``destroy()`` once, in its `deinit`.
 @usableFromInline
-final class Condition: @unchecked Sendable {
+struct Condition: @unchecked Sendable {
   @usableFromInline let pointer: UnsafeMutablePointer<pthread_cond_t>
 
   @usableFromInline
@@ -75,7 +80,8 @@ final class Condition: @unchecked Sendable {
     precondition(status == 0, "pthread_cond_init failed with \(status)")
   }
 
-  deinit {
+  /// Destroys the condition; the owner calls it once, when nothing can use it any more.
+  func destroy() {
     pthread_cond_destroy(pointer)
     pointer.deinitialize(count: 1)
     pointer.deallocate()

@@ -17,6 +17,10 @@ package final class Locked<Value>: @unchecked Sendable {
     self.value = value
   }
 
+  deinit {
+    lock.destroy()
+  }
+
   /// Runs `body` with exclusive access to the value.
   ///
   /// `body` must not call user code (reducers, middleware, observers, user closures): decide

@@ -123,6 +123,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   deinit {
+    lock.destroy()
+    turnChanged.destroy()
+    stateCommitted.destroy()
     fields.deinitialize(count: 1)
     fields.deallocate()
     stateStorage.deinitialize(count: 1)
@@ -275,6 +278,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
     waitForTurnLocked(thread)
     if fields.pointee.chain.isEmpty {
+      if let state = reduceSimpleReleasingLock(action) { return .success(state) }
       // No middleware: reduce in this same hold of the lock, and give the turn back in the same
       // hold as the commit when nothing else has to happen in between.
       switch reduceReleasingLock(action, releaseTurnWhenDone: true) {
