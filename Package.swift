@@ -40,7 +40,9 @@ let package = Package(
     .executableTarget(
       name: "reduce-demo",
       dependencies: ["Reduce", "ReduceThunk", "ReduceThrottle", "ReduceLogging", "ReduceUndo"]),
-    .testTarget(name: "ReduceDemoTests", dependencies: ["reduce-demo", "reduce-audit"]),
+    .testTarget(
+      name: "ReduceDemoTests",
+      dependencies: ["reduce-demo", "reduce-audit", "Reduce", "ReduceThunk"]),
   ],
   swiftLanguageModes: [.v6]
 )
