@@ -153,15 +153,16 @@ public struct Next<State: Sendable>: Sendable {
 /// What a middleware can do with its store besides passing the action on.
 public struct MiddlewareContext<State: Sendable>: Sendable {
   @usableFromInline let core: StoreCore<State>
+  @usableFromInline let entry: MiddlewareEntry<State>
   /// The name of the middleware this context was given to.
-  public let middlewareName: String
+  public var middlewareName: String { entry.name }
   /// The action being handled.
   public let action: any Action
 
   @inlinable
-  init(core: StoreCore<State>, middlewareName: String, action: any Action) {
+  init(core: StoreCore<State>, entry: MiddlewareEntry<State>, action: any Action) {
     self.core = core
-    self.middlewareName = middlewareName
+    self.entry = entry
     self.action = action
   }
 

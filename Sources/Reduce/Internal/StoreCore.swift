@@ -2,10 +2,17 @@ public import Observation
 public import Synchronization
 
 /// A middleware in a store's chain, with the name it was registered under.
+///
+/// A class, so that passing it to a context costs one reference count.
 @usableFromInline
-struct MiddlewareEntry<State: Sendable>: Sendable {
+final class MiddlewareEntry<State: Sendable>: Sendable {
   @usableFromInline let name: String
   @usableFromInline let middleware: any Middleware<State>
+
+  init(name: String, middleware: any Middleware<State>) {
+    self.name = name
+    self.middleware = middleware
+  }
 }
 
 /// Work queued for the thread that holds the dispatch turn.
@@ -445,7 +452,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
     let entry = chain[index]
     let next = Next(core: self, chain: chain, index: index + 1, item: item)
-    let context = MiddlewareContext(core: self, middlewareName: entry.name, action: action)
+    let context = MiddlewareContext(core: self, entry: entry, action: action)
     do {
       try entry.middleware.handle(action, context: context, next: next)
     } catch let error as DispatchError {
