@@ -42,16 +42,29 @@ public struct ThrottleMiddleware<State: Sendable>: Middleware {
   ///   - name: The middleware's name, unique in a store's chain.
   /// - Throws: The ``ThrottleError`` of the first rule with invalid options: an interval or
   ///   duration that is not positive, or a `maxWait` shorter than its debounce duration.
+  @inlinable
   public init(
     rules: [ThrottleRule],
     clock: some Clock<Duration> = ContinuousClock(),
     name: String = "ThrottleMiddleware"
   ) throws(ThrottleError) {
+    // Inlined where the store's state type is concrete, this closure is compiled for it: an
+    // action passed on at once then runs the rest of the chain specialised.
+    try self.init(rules: rules, clock: clock, name: name) { action, next throws(DispatchError) in
+      try next(action)
+    }
+  }
+
+  @usableFromInline
+  init(
+    rules: [ThrottleRule], clock: some Clock<Duration>, name: String,
+    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  ) throws(ThrottleError) {
     for (index, rule) in rules.enumerated() {
       if let error = rule.validate(index: index) { throw error }
     }
     self.name = name
-    self.engine = ClockedThrottleEngine<State, _>(rules: rules, clock: clock)
+    self.engine = ClockedThrottleEngine<State, _>(rules: rules, clock: clock, forward: forward)
   }
 
   /// The number of actions held back now, at most one per key.

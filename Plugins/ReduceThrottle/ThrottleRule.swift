@@ -28,12 +28,19 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
   let key: @Sendable (any Action) -> ThrottleKey?
   /// What the rule matches, for messages: a type name or "key closure".
   let matches: String
+  /// The one action type the rule can match, when the type alone rules out every other
+  /// (see `PassThroughTypes.isPlain`); nil for a key closure over every action.
+  let actionType: ObjectIdentifier?
 
   private init(
-    timing: Timing, matches: String, key: @escaping @Sendable (any Action) -> ThrottleKey?
+    timing: Timing, matches: String, actionType: Any.Type?,
+    key: @escaping @Sendable (any Action) -> ThrottleKey?
   ) {
     self.timing = timing
     self.matches = matches
+    self.actionType = actionType.flatMap {
+      PassThroughTypes.isPlain($0) ? ObjectIdentifier($0) : nil
+    }
     self.key = key
   }
 
@@ -66,7 +73,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
   {
     let key = ThrottleKey(type)
     return ThrottleRule(
-      timing: .throttle(interval: interval, latest: latest), matches: "\(type)",
+      timing: .throttle(interval: interval, latest: latest), matches: "\(type)", actionType: A.self,
       key: { $0 is A ? key : nil })
   }
 
@@ -86,7 +93,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
   ) -> ThrottleRule {
     ThrottleRule(
       timing: .throttle(interval: interval, latest: latest), matches: "\(type) by key",
-      key: { action in (action as? A).flatMap(key).map { ThrottleKey($0) } })
+      actionType: A.self, key: { action in (action as? A).flatMap(key).map { ThrottleKey($0) } })
   }
 
   /// Throttles every action a key closure gives a key, one stream per key.
@@ -103,7 +110,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
   ) -> ThrottleRule {
     ThrottleRule(
       timing: .throttle(interval: interval, latest: latest), matches: "key closure",
-      key: { key($0).map { ThrottleKey($0) } })
+      actionType: nil, key: { key($0).map { ThrottleKey($0) } })
   }
 
   // MARK: Debounce
@@ -125,6 +132,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
     let key = ThrottleKey(type)
     return ThrottleRule(
       timing: .debounce(duration: duration, maxWait: maxWait), matches: "\(type)",
+      actionType: A.self,
       key: { $0 is A ? key : nil })
   }
 
@@ -144,7 +152,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
   ) -> ThrottleRule {
     ThrottleRule(
       timing: .debounce(duration: duration, maxWait: maxWait), matches: "\(type) by key",
-      key: { action in (action as? A).flatMap(key).map { ThrottleKey($0) } })
+      actionType: A.self, key: { action in (action as? A).flatMap(key).map { ThrottleKey($0) } })
   }
 
   /// Debounces every action a key closure gives a key, one stream per key.
@@ -162,7 +170,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
   ) -> ThrottleRule {
     ThrottleRule(
       timing: .debounce(duration: duration, maxWait: maxWait), matches: "key closure",
-      key: { key($0).map { ThrottleKey($0) } })
+      actionType: nil, key: { key($0).map { ThrottleKey($0) } })
   }
 
   // MARK: Validation

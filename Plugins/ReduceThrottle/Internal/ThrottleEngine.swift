@@ -30,12 +30,24 @@ where C.Duration == Duration {
   /// clock that runs timed work when it advances), else none.
   let executor: (any TaskExecutor)?
   let book: Locked<ThrottleBook<State, C.Instant>>
+  /// Passes an action on at once, compiled for the store's state type.
+  let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  /// The types of actions passed on untouched so far, when every rule matches by type alone.
+  let passThrough = PassThroughTypes()
+  /// Whether every rule matches one plain action type, so that an action's type alone can
+  /// decide that no rule matches it.
+  let rulesMatchByType: Bool
 
-  init(rules: [ThrottleRule], clock: C) {
+  init(
+    rules: [ThrottleRule], clock: C,
+    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  ) {
     self.rules = rules
     self.clock = clock
     self.executor = clock as? any TaskExecutor
     self.book = Locked(ThrottleBook(timings: rules.map(\.timing)))
+    self.forward = forward
+    self.rulesMatchByType = rules.allSatisfy { $0.actionType != nil }
   }
 
   var heldCount: Int {
@@ -43,6 +55,11 @@ where C.Duration == Duration {
   }
 
   func handle(_ action: any Action, next: Next<State>) throws {
+    let typeKey = PassThroughTypes.key(of: action)
+    if passThrough.contains(typeKey) {
+      try forward(action, next)
+      return
+    }
     if let command = action as? ThrottleAction {
       switch command {
       case .flush: flush()
@@ -51,7 +68,14 @@ where C.Duration == Duration {
       return
     }
     guard let (index, key) = match(action) else {
-      try next(action)
+      // No rule matched; when rules match by type only and none is for this type, none ever
+      // will (a rule for this type with a key closure may still match the next action).
+      if rulesMatchByType,
+        !rules.contains(where: { $0.actionType == ObjectIdentifier(type(of: action)) })
+      {
+        passThrough.insert(typeOf: action)
+      }
+      try forward(action, next)
       return
     }
     let id = StreamID(rule: index, key: key)
@@ -70,7 +94,7 @@ where C.Duration == Duration {
     }
     if let wake = arrival.wake { start(wake) }
     for held in arrival.late { held.deliver() }
-    if arrival.passNow { try next(action) }
+    if arrival.passNow { try forward(action, next) }
   }
 
   /// The first rule that matches an action, and the action's key; called outside the lock.
