@@ -36,6 +36,23 @@ struct StateFile: Sendable {
     return TodoList(items: contents.items, nextID: nextID)
   }
 
+  /// Checks that the file's directory exists and is writable, so that a session is not lost
+  /// to a save that fails at the end.
+  ///
+  /// - Throws: ``Failure`` when the list could not be saved there.
+  func checkWritable() throws(Failure) {
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    else {
+      throw Failure(description: "cannot save the list to \(path): \(directory) is not a directory")
+    }
+    guard FileManager.default.isWritableFile(atPath: directory) else {
+      throw Failure(description: "cannot save the list to \(path): \(directory) is not writable")
+    }
+  }
+
   /// Writes the list, replacing the file in one step (a crash leaves the old or the new file).
   ///
   /// - Throws: ``Failure`` when the file cannot be written.

@@ -18,6 +18,17 @@ import Foundation
 @main
 enum ReduceDemo {
   static let usage = "usage: reduce-demo [--script FILE] [--state FILE] [--log FILE]"
+  static let help = """
+    \(usage)
+
+    A terminal to-do editor on a Reduce store: commands from standard input, one per line.
+      --script FILE  run the commands in FILE, without prompts
+      --state FILE   where the list is autosaved and reloaded from
+                     (default: reduce-demo-todos.json in the temporary directory)
+      --log FILE     the audit log, a hash-chained JSON-lines file that
+                     reduce-audit verify checks (default: a new file in the temporary directory)
+    Type help at the prompt for the commands.
+    """
 
   @MainActor
   static func main() async {
@@ -30,7 +41,7 @@ enum ReduceDemo {
     let options: Options
     do throws(Options.UsageError) {
       guard let parsed = try Options(parsing: arguments) else {
-        print(usage)
+        print(help)
         return 0
       }
       options = parsed
@@ -55,8 +66,9 @@ enum ReduceDemo {
     let list: TodoList?
     do throws(StateFile.Failure) {
       list = try stateFile.load()
+      try stateFile.checkWritable()
     } catch {
-      printError("reduce-demo: \(error); pass another --state FILE or move it aside")
+      printError("reduce-demo: \(error); pass another --state FILE")
       return 1
     }
     let app: DemoApp

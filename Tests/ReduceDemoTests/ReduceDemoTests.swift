@@ -407,6 +407,20 @@ let everyCommandTranscript = """
   }
 
   @Test(
+    "a --state in a missing directory stops the demo before it reads a command",
+    .timeLimit(.minutes(1)))
+  func unwritableStateStops() throws {
+    let files = try DemoFiles()
+    defer { files.clean() }
+    let missing = files.directory.appendingPathComponent("missing/todos.json").path
+    let result = try Executable.run(
+      "reduce-demo", ["--state", missing, "--log", files.log], input: "add Milk\n")
+    #expect(result.status == 1)
+    #expect(result.standardOutput == "")
+    #expect(result.standardError.contains("cannot save the list to \(missing)"))
+  }
+
+  @Test(
     "a state file that is not a saved list stops the demo and is left as it was",
     .timeLimit(.minutes(1)))
   func corruptStateFileIsKept() throws {
