@@ -211,6 +211,19 @@ func coreWorkloads() -> [Workload] {
     subscribersWorkload(100, target: nil),
     subscribersWorkload(1000, target: .relative(to: "subscribers-100", factor: 2)),
     Workload(
+      "idle-subscribers-1000", target: .relative(to: "ten-substates", factor: 2),
+      store: { count in
+        // A thousand observers of a value no dispatched action touches: the store skips their
+        // key path without even reading it.
+        let store = try Store(initialState: TenState(), mutators: tenMutators)
+        let subscriptions = (0..<1000).map { _ in store.subscribe(to: \.others) { blackHole($0) } }
+        return {
+          for index in 0..<count { dispatchRoundRobin(store, index) }
+          blackHole(subscriptions)
+        }
+      },
+      baseline: tenSubstatesBaseline),
+    Workload(
       "mutators-100", target: .relative(to: "ten-substates", factor: 1.5),
       store: { count in
         let store = try Store(initialState: TenState(), mutators: tenMutators)

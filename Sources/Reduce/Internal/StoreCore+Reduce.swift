@@ -47,16 +47,17 @@ extension StoreCore {
 
   /// Reduces the most common dispatch with the least work.
   ///
-  /// That is: no middleware, one handler that cannot throw, nobody to notify. Holding the turn
-  /// and the lock on entry; returns nil (lock still held) when the action is not of that kind,
-  /// or the new state after releasing both.
+  /// That is: no middleware, one handler that cannot throw, and no observer that needs the
+  /// state from before the action. Holding the turn and the lock on entry; returns nil (lock
+  /// still held) when the action is not of that kind, or the new state after releasing both.
   @inlinable @inline(__always)
   func reduceSimpleReleasingLock<A: Action>(_ action: A) -> State? {
-    guard fields.pointee.observers == nil, !fields.pointee.closed,
-      !observationEnabled.load(ordering: .relaxed)
+    let observers = fields.pointee.observers
+    guard !fields.pointee.closed, !fields.pointee.reducing,
+      observers?.observers.needOldState(stateIsEquatable: isEqual != nil) != true
     else { return nil }
     let route = fields.pointee.registry.route(for: ObjectIdentifier(A.self))
-    guard route.steps.count == 1, !route.mayThrow, !fields.pointee.reducing else { return nil }
+    guard route.steps.count == 1, !route.mayThrow else { return nil }
     let handler = route.steps[0].handler
     guard handler.actionType != nil else { return nil }
     fields.pointee.reducing = true
@@ -70,13 +71,14 @@ extension StoreCore {
     }
     lock.lock()
     commitLocked()
-    let state = stateStorage.pointee
-    if !hasPendingLocked {
+    if observers == nil && !observationEnabled.load(ordering: .relaxed) && !hasPendingLocked {
+      let state = stateStorage.pointee
       releaseTurnLocked()
       lock.unlock()
       return state
     }
     lock.unlock()
+    notify(observers?.observers, action: { action }, old: nil, touched: route.touched)
     return drainAndRelease()
   }
 
