@@ -11,3 +11,25 @@ public enum ThrottleAction: Action, Equatable {
   /// Drops what is held for a key; see ``ThrottleMiddleware/cancel(key:)``.
   case cancel(key: ThrottleKey)
 }
+
+extension ThrottleAction: Encodable {
+  private enum CodingKeys: String, CodingKey {
+    case command, key
+  }
+
+  /// Encodes the command by name, with the key's description for `cancel`:
+  /// `{"command":"cancel","key":"search"}`, so that an audit log records which command it was.
+  ///
+  /// - Parameter encoder: The encoder to write to.
+  /// - Throws: What the encoder throws.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .flush:
+      try container.encode("flush", forKey: .command)
+    case .cancel(let key):
+      try container.encode("cancel", forKey: .command)
+      try container.encode(key.description, forKey: .key)
+    }
+  }
+}

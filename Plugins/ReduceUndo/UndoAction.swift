@@ -33,3 +33,34 @@ public enum UndoAction: Action, Equatable, Hashable {
   /// ``UndoError/unmatchedEndGroup``.
   case endGroup
 }
+
+extension UndoAction: Encodable {
+  private enum CodingKeys: String, CodingKey {
+    case command, steps, label
+  }
+
+  /// Encodes the command by name, with its argument: `{"command":"jump","steps":-2}`, so that
+  /// an audit log records which command it was.
+  ///
+  /// - Parameter encoder: The encoder to write to.
+  /// - Throws: What the encoder throws.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    switch self {
+    case .undo:
+      try container.encode("undo", forKey: .command)
+    case .redo:
+      try container.encode("redo", forKey: .command)
+    case .jump(let steps):
+      try container.encode("jump", forKey: .command)
+      try container.encode(steps, forKey: .steps)
+    case .clearHistory:
+      try container.encode("clearHistory", forKey: .command)
+    case .beginGroup(let label):
+      try container.encode("beginGroup", forKey: .command)
+      try container.encodeIfPresent(label, forKey: .label)
+    case .endGroup:
+      try container.encode("endGroup", forKey: .command)
+    }
+  }
+}

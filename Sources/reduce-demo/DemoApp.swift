@@ -32,11 +32,7 @@ final class DemoApp {
       }
     ])
     let audit = LoggingMiddleware<AppState>(
-      name: "audit", format: .jsonLines, sink: .file(path: logPath, chained: true),
-      actionTransformer: { action in
-        // UndoAction is not Encodable: log undo and redo with a payload that says which.
-        (action as? UndoAction).map { UndoCommand($0) } ?? action
-      })
+      name: "audit", format: .jsonLines, sink: .file(path: logPath, chained: true))
     let undo = try UndoMiddleware<AppState>(
       scope: \.todos,
       groupBy: { action in
@@ -265,15 +261,6 @@ final class DemoApp {
         print("  line \(offset + 1): \(error)")
       }
     }
-  }
-}
-
-/// How `UndoAction`s appear in the audit log: with a payload saying which command it was.
-struct UndoCommand: Action, Encodable {
-  var command: String
-
-  init(_ action: UndoAction) {
-    command = "\(action)"
   }
 }
 
