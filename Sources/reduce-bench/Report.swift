@@ -17,9 +17,9 @@ func verdict(_ measurement: Measurement, among all: [Measurement]) -> Bool? {
   case .overhead(let other, let limit):
     guard let reference = all.first(where: { $0.name == other }) else { return nil }
     return measurement.storeNanoseconds - reference.storeNanoseconds <= limit
-  case .segmentRatio(let limit):
-    guard !measurement.segmentRatios.isEmpty else { return nil }
-    return measurement.segmentRatios.allSatisfy { $0 <= limit }
+  case .flat(let factor):
+    guard let first = measurement.segmentNanoseconds.first else { return nil }
+    return measurement.segmentNanoseconds.allSatisfy { $0 <= first * factor }
   }
 }
 
@@ -52,8 +52,10 @@ func tableReport(_ results: [Measurement], quick: Bool, repetitions: Int) -> Str
   ]
   lines += rows.map(line)
   for result in results where !result.segmentRatios.isEmpty {
+    let times = result.segmentNanoseconds.map(format).joined(separator: " ")
     let ratios = result.segmentRatios.map { format($0) + "×" }.joined(separator: " ")
-    lines.append("\(result.name) ratio per tenth of the run: \(ratios)")
+    lines.append("\(result.name) ns per dispatch in each tenth of the run: \(times)")
+    lines.append("\(result.name) ratio to the baseline in each tenth: \(ratios)")
   }
   lines.append(
     "median of \(repetitions) runs per side after a warm-up; ns per dispatch"
@@ -99,6 +101,8 @@ func jsonReport(_ results: [Measurement]) -> String {
       fields.append("\"met\":\(met)")
     }
     if !result.segmentRatios.isEmpty {
+      fields.append(
+        "\"segment_ns\":[\(result.segmentNanoseconds.map(jsonNumber).joined(separator: ","))]")
       fields.append(
         "\"segment_ratios\":[\(result.segmentRatios.map(jsonNumber).joined(separator: ","))]")
     }

@@ -239,7 +239,7 @@ func coreWorkloads() -> [Workload] {
       },
       baseline: tenSubstatesBaseline),
     Workload(
-      "large-array", target: .segmentRatio(2),
+      "large-array", target: .flat(2),
       store: { count in
         let store = try Store(
           initialState: ListState(), mutators: [Mutator(\ListState.items, appendItem)])
