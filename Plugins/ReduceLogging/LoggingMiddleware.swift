@@ -40,6 +40,8 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   private let measure: @Sendable (() -> DispatchError?) -> (DispatchError?, Duration)
   private let now: @Sendable () -> Date
   private let shared: SharedLoggerState
+  /// Passes an action on; made where `State` is known, so that it runs specialised.
+  private let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
 
   /// Creates a logging middleware.
   ///
@@ -59,6 +61,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   ///     not read and no diff is computed.
   ///   - clock: Measures durations.
   ///   - now: Gives the entries' timestamps.
+  @inlinable
   public init(
     name: String = "LoggingMiddleware",
     format: LogFormat = .text(style: .compact),
@@ -71,6 +74,33 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     clock: any Clock<Duration> = ContinuousClock(),
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
+    // Inlined where the store's state type is concrete, this closure is compiled for it: the
+    // rest of the chain then runs specialised instead of through generic metadata.
+    self.init(
+      name: name, format: format, sink: sink, filter: filter,
+      actionTransformer: actionTransformer, stateTransformer: stateTransformer,
+      redactedFields: redactedFields, includesStateDiff: includesStateDiff, clock: clock,
+      now: now
+    ) { action, next throws(DispatchError) in
+      try next(action)
+    }
+  }
+
+  @usableFromInline
+  init(
+    name: String,
+    format: LogFormat,
+    sink: any LogSink,
+    filter: (@Sendable (any Action) -> Bool)?,
+    actionTransformer: (@Sendable (any Action) -> any Action)?,
+    stateTransformer: (@Sendable (State) -> Any)?,
+    redactedFields: Set<String>,
+    includesStateDiff: Bool,
+    clock: any Clock<Duration>,
+    now: @escaping @Sendable () -> Date,
+    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  ) {
+    self.forward = forward
     self.name = name
     self.format = format
     self.sink = sink
@@ -115,14 +145,14 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     throws
   {
     if let filter, !filter(action) {
-      try next(action)
+      try forward(action, next)
       return
     }
     let timestamp = now()
     let oldState = includesStateDiff ? context.state : nil
     let (failure, duration) = measure { () -> DispatchError? in
       do throws(DispatchError) {
-        try next(action)
+        try forward(action, next)
         return nil
       } catch {
         return error
@@ -165,25 +195,40 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   }
 
   static func typeName(of action: any Action) -> String {
-    String(describing: type(of: action))
+    let type = type(of: action)
+    let key = ObjectIdentifier(type)
+    if let name = typeNames.withLock({ $0[key] }) { return name }
+    let name = String(describing: type)
+    typeNames.withLock { names in
+      // Generic action types could be made without end: keep the cache small.
+      if names.count >= 1024 { names.removeAll() }
+      names[key] = name
+    }
+    return name
   }
 
   private func payload(of action: any Action) -> LogEntry.Payload? {
-    if action is ReplaceState<State> { return nil }
-    if let batch = action as? Batch {
-      let items = batch.actions.map { item -> JSONValue in
-        var members: [(String, JSONValue)] = [("action", .string(Self.typeName(of: item)))]
-        if let json = json(of: item) {
-          members.append(("payload", json))
-        } else if format != .jsonLines {
-          members.append(("description", .string(renderer.render(item))))
-        }
-        return .object(members)
-      }
-      return .json(JSONValue.array(items).serialized)
+    if !shared.noPayload.contains(NoPayloadTypes.key(of: action)) {
+      if action is ReplaceState<State> { return nil }
+      if let batch = action as? Batch { return batchPayload(batch) }
+      if let json = json(of: action) { return .json(json.serialized) }
+      // Neither replacement, batch nor `Encodable`: so is every action of a plain type.
+      shared.noPayload.insert(typeOf: action)
     }
-    if let json = json(of: action) { return .json(json.serialized) }
     return format == .jsonLines ? nil : .description(renderer.render(action))
+  }
+
+  private func batchPayload(_ batch: Batch) -> LogEntry.Payload {
+    let items = batch.actions.map { item -> JSONValue in
+      var members: [(String, JSONValue)] = [("action", .string(Self.typeName(of: item)))]
+      if let json = json(of: item) {
+        members.append(("payload", json))
+      } else if format != .jsonLines {
+        members.append(("description", .string(renderer.render(item))))
+      }
+      return .object(members)
+    }
+    return .json(JSONValue.array(items).serialized)
   }
 
   /// The redacted JSON of an `Encodable` action, or nil.
@@ -216,6 +261,10 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   }
 }
 
+/// The names of the action types logged so far: `String(describing:)` of a type costs thousands
+/// of instructions, a look-up here a few hundred.
+private let typeNames = Locked<[ObjectIdentifier: String]>([:])
+
 /// The names the ``LoggingMiddleware`` redacts by default, and what it writes instead.
 public enum LogRedaction {
   /// `password`, `secret` and `token`: any field whose name contains one of them, in any case.
@@ -229,6 +278,8 @@ public enum LogRedaction {
 final class SharedLoggerState: Sendable {
   private let sequence = Atomic<Int>(0)
   private let failing = Atomic<Bool>(false)
+  /// The action types found to have no payload.
+  let noPayload = NoPayloadTypes()
 
   func nextSequence() -> Int {
     sequence.wrappingAdd(1, ordering: .relaxed).newValue

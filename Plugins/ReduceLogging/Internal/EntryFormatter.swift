@@ -2,33 +2,52 @@ import Reduce
 
 /// The text and JSON forms of a ``LogEntry``.
 enum EntryFormatter {
+  /// The JSON line of an entry, written straight into one buffer of UTF-8: the same text as
+  /// the `JSONValue` object of its members, serialized, without building that tree.
   static func jsonLine(_ entry: LogEntry, sequence: Int, previous: String?) -> String {
-    var members: [(String, JSONValue)] = [("seq", .number(String(sequence)))]
-    if let previous { members.append(("prev", .string(previous))) }
-    members.append(("ts", .string(Timestamp.format(entry.timestamp))))
-    members.append(("action", .string(entry.action)))
+    var line = JSONLineWriter()
+    line.raw("{\"seq\":")
+    line.raw(String(sequence))
+    if let previous {
+      line.raw(",\"prev\":")
+      line.string(previous)
+    }
+    line.raw(",\"ts\":")
+    line.string(Timestamp.format(entry.timestamp))
+    line.raw(",\"action\":")
+    line.string(entry.action)
     if case .json(let text)? = entry.payload {
       let value = (try? JSONParser.parse(Array(text.utf8))) ?? .string(text)
-      members.append(("payload", value))
+      line.raw(",\"payload\":")
+      line.raw(value.serialized)
     }
     switch entry.outcome {
-    case .ok: members.append(("outcome", .string("ok")))
+    case .ok: line.raw(",\"outcome\":\"ok\"")
     case .failed(let error):
-      members.append(("outcome", .string("failed")))
-      members.append(("error", .string(failureText(error))))
+      line.raw(",\"outcome\":\"failed\",\"error\":")
+      line.string(failureText(error))
     }
-    members.append(("durationNs", .number(String(nanoseconds(entry.duration)))))
+    line.raw(",\"durationNs\":")
+    line.raw(String(nanoseconds(entry.duration)))
     if let changes = entry.changes {
-      members.append(("changes", .array(changes.map(json(of:)))))
+      line.raw(",\"changes\":[")
+      for (index, change) in changes.enumerated() {
+        line.raw(index > 0 ? ",{\"path\":" : "{\"path\":")
+        line.string(change.path)
+        if let old = change.old {
+          line.raw(",\"old\":")
+          line.string(old)
+        }
+        if let new = change.new {
+          line.raw(",\"new\":")
+          line.string(new)
+        }
+        line.raw("}")
+      }
+      line.raw("]")
     }
-    return JSONValue.object(members).serialized
-  }
-
-  static func json(of change: LogEntry.Change) -> JSONValue {
-    var members: [(String, JSONValue)] = [("path", .string(change.path))]
-    if let old = change.old { members.append(("old", .string(old))) }
-    if let new = change.new { members.append(("new", .string(new))) }
-    return .object(members)
+    line.raw("}")
+    return line.text
   }
 
   static func compact(_ entry: LogEntry) -> String {
@@ -102,5 +121,43 @@ enum EntryFormatter {
     let fraction = String(microseconds % 1000)
     return "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count)
       + fraction + "ms"
+  }
+}
+
+/// Builds a JSON line as UTF-8 bytes: appending bytes is a copy, appending to a `String` is not
+/// much less but checks and grows it piece by piece.
+private struct JSONLineWriter {
+  private var bytes: [UInt8] = []
+
+  init() {
+    bytes.reserveCapacity(256)
+  }
+
+  /// Appends text as it is.
+  mutating func raw(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes.append(contentsOf: $0) }
+  }
+
+  /// Appends a JSON string literal, escaped as `JSONValue.writeString` escapes it.
+  mutating func string(_ text: String) {
+    var text = text
+    let written = text.withUTF8 { utf8 in
+      guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
+      bytes.append(0x22)
+      bytes.append(contentsOf: utf8)
+      bytes.append(0x22)
+      return true
+    }
+    if !written {
+      var escaped = ""
+      JSONValue.writeString(text, to: &escaped)
+      raw(escaped)
+    }
+  }
+
+  /// The line.
+  var text: String {
+    String(decoding: bytes, as: UTF8.self)
   }
 }

@@ -71,6 +71,12 @@ enum JSONValue: Sendable, Equatable {
 
   static func writeString(_ text: String, to output: inout String) {
     output += "\""
+    // Most strings need no escape: append them whole (appending scalar by scalar is slow).
+    if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+      output += text
+      output += "\""
+      return
+    }
     for scalar in text.unicodeScalars {
       switch scalar {
       case "\"": output += "\\\""

@@ -1,20 +1,56 @@
+import Reduce
+
 /// Decides which field names are redacted: a name is hidden when it contains one of the
 /// configured names, ignoring case (`password` hides `password`, `newPassword`, `passwordHash`).
 struct Redactor: Sendable {
   private let names: [String]
+  /// The names' UTF-8 bytes when every name is ASCII, for the byte-wise search; else nil.
+  private let asciiNames: [[UInt8]]?
 
   init(_ names: Set<String>) {
     self.names = names.map { $0.lowercased() }.filter { !$0.isEmpty }.sorted()
+    let bytes = self.names.map { Array($0.utf8) }
+    asciiNames = bytes.allSatisfy { $0.allSatisfy { $0 < 0x80 } } ? bytes : nil
   }
 
   var isEmpty: Bool { names.isEmpty }
 
   func hides(_ label: String) -> Bool {
     guard !names.isEmpty else { return false }
+    if let asciiNames, let hidden = Self.asciiHides(label, asciiNames) { return hidden }
     let lowered = label.lowercased()
     return names.contains { lowered.contains($0) }
   }
+
+  /// Answers `hides` for an ASCII label and ASCII names, byte by byte; nil for another label.
+  ///
+  /// The general path lowercases a copy and searches it through Foundation, thousands of
+  /// instructions per name. For ASCII text both give the same answer.
+  private static func asciiHides(_ label: String, _ names: [[UInt8]]) -> Bool? {
+    var label = label
+    return label.withUTF8 { bytes -> Bool? in
+      guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+      return names.contains { name in
+        guard name.count <= bytes.count else { return false }
+        for start in 0...(bytes.count - name.count) {
+          var index = 0
+          while index < name.count {
+            let byte = bytes[start + index]
+            let lowered = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+            if lowered != name[index] { break }
+            index += 1
+          }
+          if index == name.count { return true }
+        }
+        return false
+      }
+    }
+  }
 }
+
+/// Whether each struct type seen (without a custom mirror) is a leaf: the casts that decide it
+/// cost thousands of instructions, a look-up here a few hundred.
+private let leafStructs = Locked<[ObjectIdentifier: Bool]>([:])
 
 /// Renders any value in Swift literal syntax through `Mirror`, replacing redacted fields.
 ///
@@ -35,15 +71,36 @@ struct Renderer: Sendable {
   static func isLeaf(_ value: Any, _ mirror: Mirror) -> Bool {
     switch mirror.displayStyle {
     case .optional, .collection, .dictionary, .set, .tuple: return false
-    case .enum, .struct, .class, .none:
-      if value is String || value is Substring || value is Character { return true }
-      if mirror.children.isEmpty, mirror.displayStyle != .enum { return true }
-      return value is any CustomStringConvertible || value is any CustomDebugStringConvertible
+    case .struct:
+      let type = ObjectIdentifier(type(of: value))
+      if let known = leafStructs.withLock({ $0[type] }) { return known }
+      let isLeaf = isLeafStructOrOther(value, mirror)
+      // A struct without a custom mirror has the same mirror (fields) for every value, and
+      // the casts from it depend on its type alone: the answer holds for the type.
+      if !(value is any CustomReflectable) {
+        leafStructs.withLock { known in
+          if known.count >= 1024 { known.removeAll() }
+          known[type] = isLeaf
+        }
+      }
+      return isLeaf
+    case .enum, .class, .none:
+      return isLeafStructOrOther(value, mirror)
     default: return true
     }
   }
 
+  private static func isLeafStructOrOther(_ value: Any, _ mirror: Mirror) -> Bool {
+    if value is String || value is Substring || value is Character { return true }
+    if mirror.children.isEmpty, mirror.displayStyle != .enum { return true }
+    return value is any CustomStringConvertible || value is any CustomDebugStringConvertible
+  }
+
   private func write(_ value: Any, to output: inout String, depth: Int) {
+    if let text = Self.commonLeafText(value) {
+      output += text
+      return
+    }
     let mirror = Mirror(reflecting: value)
     if Self.isLeaf(value, mirror) {
       output += Self.leafText(value)
@@ -140,6 +197,71 @@ struct Renderer: Sendable {
   static func fieldName(_ label: String?) -> String? {
     guard let label, !label.hasPrefix(".") else { return nil }
     return label
+  }
+}
+
+// MARK: Common leaves
+
+/// How two values of one common standard-library leaf type compare.
+enum LeafComparison {
+  /// `==` holds.
+  case equal
+  /// `==` does not hold; the values' texts, which may still be equal (`nan`).
+  case different(old: String, new: String)
+}
+
+extension Renderer {
+  /// The text of a value of a common standard-library leaf type (integers, floating point,
+  /// `Bool`, `String`), as `render` writes it; nil for a value of any other type.
+  ///
+  /// The type is found by its identity: no `Mirror`, no dynamic casts to protocols. The text is
+  /// what `leafText` gets from `String(reflecting:)`: `debugDescription` for the types that are
+  /// `CustomDebugStringConvertible` (floating point, `String`), `description` for the others.
+  static func commonLeafText(_ value: Any) -> String? {
+    switch ObjectIdentifier(type(of: value)) {
+    case ObjectIdentifier(Int.self): (value as? Int).map(\.description)
+    case ObjectIdentifier(Int64.self): (value as? Int64).map(\.description)
+    case ObjectIdentifier(Int32.self): (value as? Int32).map(\.description)
+    case ObjectIdentifier(UInt.self): (value as? UInt).map(\.description)
+    case ObjectIdentifier(UInt64.self): (value as? UInt64).map(\.description)
+    case ObjectIdentifier(Double.self): (value as? Double).map(\.debugDescription)
+    case ObjectIdentifier(Float.self): (value as? Float).map(\.debugDescription)
+    case ObjectIdentifier(Bool.self): (value as? Bool).map(\.description)
+    case ObjectIdentifier(String.self): (value as? String).map(\.debugDescription)
+    default: nil
+    }
+  }
+
+  /// Compares two values of one common standard-library leaf type as `StateDiff` does (`==`,
+  /// then the texts); nil when they are of another type, or of different types.
+  static func compareCommonLeaves(_ old: Any, _ new: Any) -> LeafComparison? {
+    let identity = ObjectIdentifier(type(of: old))
+    guard identity == ObjectIdentifier(type(of: new)) else { return nil }
+    switch identity {
+    case ObjectIdentifier(Int.self): return compare(old, new, as: Int.self, \.description)
+    case ObjectIdentifier(Int64.self): return compare(old, new, as: Int64.self, \.description)
+    case ObjectIdentifier(Int32.self): return compare(old, new, as: Int32.self, \.description)
+    case ObjectIdentifier(UInt.self): return compare(old, new, as: UInt.self, \.description)
+    case ObjectIdentifier(UInt64.self): return compare(old, new, as: UInt64.self, \.description)
+    case ObjectIdentifier(Double.self):
+      return compare(old, new, as: Double.self, \.debugDescription)
+    case ObjectIdentifier(Float.self): return compare(old, new, as: Float.self, \.debugDescription)
+    case ObjectIdentifier(Bool.self): return compare(old, new, as: Bool.self, \.description)
+    case ObjectIdentifier(String.self):
+      return compare(old, new, as: String.self, \.debugDescription)
+    default: return nil
+    }
+  }
+
+  /// Compares two values known to be of type `T`; `text` must be what `String(reflecting:)`
+  /// gives for `T`: `debugDescription` for a `CustomDebugStringConvertible` type, else
+  /// `description` (its order of preference).
+  private static func compare<T: Equatable>(
+    _ old: Any, _ new: Any, as type: T.Type, _ text: (T) -> String
+  ) -> LeafComparison? {
+    guard let old = old as? T, let new = new as? T else { return nil }
+    if old == new { return .equal }
+    return .different(old: text(old), new: text(new))
   }
 }
 

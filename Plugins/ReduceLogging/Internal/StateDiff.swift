@@ -52,6 +52,14 @@ struct StateDiff {
       record(path, old: old, new: new)
       return
     }
+    if let leaves = Renderer.compareCommonLeaves(old, new) {
+      // What the general path below does for these leaves, without `Mirror` or casts.
+      if case .different(let oldText, let newText) = leaves, oldText != newText {
+        changes.append(
+          LogEntry.Change(path: path.isEmpty ? "self" : path, old: oldText, new: newText))
+      }
+      return
+    }
     if dynamicEquality(old, new) == true { return }
     let oldMirror = Mirror(reflecting: old)
     let newMirror = Mirror(reflecting: new)
@@ -90,8 +98,9 @@ struct StateDiff {
         compare(oldCase.value, newCase.value, path: casePath, depth: depth + 1)
       }
     default:
-      let oldFields = Array(oldMirror.children)
-      let newFields = Array(newMirror.children)
+      // Walked in step, not copied into arrays: each child a mirror yields is built on demand.
+      let oldFields = oldMirror.children
+      let newFields = newMirror.children
       guard oldFields.count == newFields.count else {
         record(path, old: old, new: new)
         return
@@ -101,7 +110,7 @@ struct StateDiff {
   }
 
   private mutating func compareFields(
-    _ oldFields: [Mirror.Child], _ newFields: [Mirror.Child], path: String, depth: Int
+    _ oldFields: Mirror.Children, _ newFields: Mirror.Children, path: String, depth: Int
   ) {
     for (oldField, newField) in zip(oldFields, newFields) {
       let label = oldField.label.map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 } ?? "?"

@@ -17,6 +17,10 @@ enum Timestamp {
     }
     let (year, month, day) = civil(fromDays: days)
     let seconds = milliseconds / 1000
+    if (0...9999).contains(year) {
+      return fixedWidth(
+        year: year, month: month, day: day, seconds: seconds, milliseconds: milliseconds % 1000)
+    }
     return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):"
       + "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(milliseconds % 1000, 3))Z"
   }
@@ -62,6 +66,44 @@ enum Timestamp {
     }
     guard byte(offset, is: "Z"), offset + 1 == bytes.count else { return nil }
     return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+  }
+
+  /// The 24 characters of a timestamp in years 0 to 9999, written digit by digit into one
+  /// string: the text `format` builds from padded pieces, without the pieces.
+  private static func fixedWidth(
+    year: Int64, month: Int64, day: Int64, seconds: Int64, milliseconds: Int64
+  ) -> String {
+    String(unsafeUninitializedCapacity: 24) { buffer in
+      var index = 0
+      func put(_ value: Int64, _ width: Int) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        while divisor > 0 {
+          buffer[index] = UInt8(ascii: "0") + UInt8(value / divisor % 10)
+          index += 1
+          divisor /= 10
+        }
+      }
+      func put(_ character: Unicode.Scalar) {
+        buffer[index] = UInt8(ascii: character)
+        index += 1
+      }
+      put(year, 4)
+      put("-")
+      put(month, 2)
+      put("-")
+      put(day, 2)
+      put("T")
+      put(seconds / 3600, 2)
+      put(":")
+      put(seconds / 60 % 60, 2)
+      put(":")
+      put(seconds % 60, 2)
+      put(".")
+      put(milliseconds, 3)
+      put("Z")
+      return index
+    }
   }
 
   private static func pad(_ value: Int64, _ width: Int) -> String {
