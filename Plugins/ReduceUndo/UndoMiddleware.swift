@@ -46,6 +46,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   ///   - label: The name of the step an action starts, for "Undo Typing" menus.
   ///   - name: The middleware's name in the chain.
   /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1.
+  @inlinable
   public convenience init<Substate: Equatable & Sendable>(
     scope: WritableKeyPath<State, Substate> & Sendable,
     limit: Int = 100,
@@ -70,6 +71,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   ///   - label: The name of the step an action starts.
   ///   - name: The middleware's name in the chain.
   /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1.
+  @inlinable
   public convenience init<Substate: Equatable & Sendable>(
     scope: Lens<State, Substate>,
     limit: Int = 100,
@@ -77,6 +79,25 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)? = nil,
     label: (@Sendable (any Action) -> String?)? = nil,
     name: String = "UndoMiddleware"
+  ) throws(UndoError) {
+    // Inlined where the store's state type is concrete, this closure is compiled for it: the
+    // rest of the chain then runs specialised instead of through generic metadata.
+    try self.init(
+      scope: scope, limit: limit, filter: filter, groupBy: groupBy, label: label, name: name
+    ) { action, next throws(DispatchError) in
+      try next(action)
+    }
+  }
+
+  @usableFromInline
+  convenience init<Substate: Equatable & Sendable>(
+    scope: Lens<State, Substate>,
+    limit: Int,
+    filter: (@Sendable (any Action) -> Bool)?,
+    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?,
+    label: (@Sendable (any Action) -> String?)?,
+    name: String,
+    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
   ) throws(UndoError) {
     guard limit >= 1 else { throw .invalidLimit(limit) }
     let options = UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label)
@@ -86,7 +107,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
         var state = context.state
         scope.set(&state, substate)
         return state
-      })
+      }, forward: forward)
     self.init(name: name, limit: limit, engine: engine)
   }
 
@@ -174,6 +195,7 @@ extension UndoMiddleware where State: Equatable {
   ///   - label: The name of the step an action starts, for "Undo Typing" menus.
   ///   - name: The middleware's name in the chain.
   /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1.
+  @inlinable
   public convenience init(
     limit: Int = 100,
     filter: (@Sendable (any Action) -> Bool)? = nil,
@@ -181,10 +203,27 @@ extension UndoMiddleware where State: Equatable {
     label: (@Sendable (any Action) -> String?)? = nil,
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
+    // Inlined where the store's state type is concrete, this closure is compiled for it: the
+    // rest of the chain then runs specialised instead of through generic metadata.
+    try self.init(limit: limit, filter: filter, groupBy: groupBy, label: label, name: name) {
+      action, next throws(DispatchError) in
+      try next(action)
+    }
+  }
+
+  @usableFromInline
+  convenience init(
+    limit: Int,
+    filter: (@Sendable (any Action) -> Bool)?,
+    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?,
+    label: (@Sendable (any Action) -> String?)?,
+    name: String,
+    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  ) throws(UndoError) {
     guard limit >= 1 else { throw .invalidLimit(limit) }
     let options = UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label)
     let engine = UndoRecorder<State, State>(
-      name: name, options: options, read: { $0 }, embed: { _, state in state })
+      name: name, options: options, read: { $0 }, embed: { _, state in state }, forward: forward)
     self.init(name: name, limit: limit, engine: engine)
   }
 }

@@ -49,6 +49,10 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   let options: UndoOptions
   let read: @Sendable (State) -> Substate
   let embed: @Sendable (MiddlewareContext<State>, Substate) -> State
+  /// Passes an action on; made where `State` is known, so that it runs specialised.
+  let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  /// The types of the ordinary actions seen so far.
+  private let ordinary = PassThroughTypes()
   private let book: Locked<Book>
 
   /// Creates a recorder.
@@ -58,16 +62,19 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///   - options: The limit and the option closures.
   ///   - read: Reads the tracked substate from a state.
   ///   - embed: Builds the state to restore: the current state with the tracked part replaced.
+  ///   - forward: Passes an action on to the rest of the chain.
   init(
     name: String,
     options: UndoOptions,
     read: @escaping @Sendable (State) -> Substate,
-    embed: @escaping @Sendable (MiddlewareContext<State>, Substate) -> State
+    embed: @escaping @Sendable (MiddlewareContext<State>, Substate) -> State,
+    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
   ) {
     self.name = name
     self.options = options
     self.read = read
     self.embed = embed
+    self.forward = forward
     self.book = Locked(Book(history: UndoHistory(limit: options.limit)))
   }
 
@@ -108,11 +115,15 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
     -> Bool
   {
-    if let command = action as? UndoAction {
-      return try perform(command, context: context, next: next)
-    }
-    if let batch = action as? Batch, Self.containsCommand(batch) {
-      throw UndoError.commandInBatch
+    if !ordinary.contains(PassThroughTypes.key(of: action)) {
+      if let command = action as? UndoAction {
+        return try perform(command, context: context, next: next)
+      }
+      if let batch = action as? Batch {
+        if Self.containsCommand(batch) { throw UndoError.commandInBatch }
+      } else {
+        ordinary.insert(typeOf: action)
+      }
     }
     let before = read(context.state)
     let start = book.withLock { book -> (epoch: UInt64, grouping: Grouping)? in
@@ -120,7 +131,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       book.history.noteBaseline(before)
       return (book.epoch, book.history.grouping)
     }
-    try next(action)
+    try forward(action, next)
     guard let start else { return false }
     let after = read(context.state)
     guard before != after, options.filter?(action) ?? true else { return false }
