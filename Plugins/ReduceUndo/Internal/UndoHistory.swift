@@ -52,6 +52,10 @@ struct UndoHistory<Substate: Sendable>: Sendable {
   private var depth = 0
   private var groupLabel: String?
   private var groupHasStep = false
+  /// The label of the newest past step and of the newest future step, kept up to date by every
+  /// change so that `status` copies no step (a generic copy of the tracked state).
+  private var undoLabel: String?
+  private var redoLabel: String?
 
   /// Creates an empty history.
   ///
@@ -63,8 +67,14 @@ struct UndoHistory<Substate: Sendable>: Sendable {
   /// The counts and labels for the UI.
   var status: UndoStatus {
     UndoStatus(
-      pastCount: past.count, futureCount: future.count, undoLabel: past.last?.label,
-      redoLabel: future.last?.label)
+      pastCount: past.count, futureCount: future.count, undoLabel: undoLabel,
+      redoLabel: redoLabel)
+  }
+
+  /// Reads the labels of the newest steps again, after a change of more than the newest step.
+  private mutating func refreshLabels() {
+    undoLabel = past.last?.label
+    redoLabel = future.last?.label
   }
 
   /// The facts about the open group that decide whether a change merges into the newest step.
@@ -93,8 +103,10 @@ struct UndoHistory<Substate: Sendable>: Sendable {
   {
     var released = Released<Substate>()
     swap(&released.future, &future)
+    redoLabel = nil
     if !merging, let base = recorded {
       released.oldest = past.append(UndoStep(snapshot: base, label: label))
+      undoLabel = label
     }
     recorded = after
     if depth > 0 {
@@ -123,7 +135,10 @@ struct UndoHistory<Substate: Sendable>: Sendable {
       groupLabel = label
     } else if groupLabel == nil, let label {
       groupLabel = label
-      if groupHasStep { past.updateLast { $0.label = label } }
+      if groupHasStep {
+        past.updateLast { $0.label = label }
+        refreshLabels()
+      }
     }
     depth += 1
   }
@@ -162,6 +177,7 @@ struct UndoHistory<Substate: Sendable>: Sendable {
   /// - Parameter offset: Negative into the past, positive into the future; clamped.
   mutating func jump(_ offset: Int) {
     guard let steps = destination(ofJump: offset)?.steps else { return }
+    defer { refreshLabels() }
     for _ in 0..<steps {
       guard let current = recorded else { return }
       if offset < 0 {
@@ -185,6 +201,7 @@ struct UndoHistory<Substate: Sendable>: Sendable {
     var released = Released<Substate>()
     released.past = past.removeAll()
     swap(&released.future, &future)
+    refreshLabels()
     recorded = present
     seal()
     return released
