@@ -219,15 +219,15 @@ extension Renderer {
   /// `CustomDebugStringConvertible` (floating point, `String`), `description` for the others.
   static func commonLeafText(_ value: Any) -> String? {
     switch ObjectIdentifier(type(of: value)) {
-    case ObjectIdentifier(Int.self): (value as? Int).map(\.description)
-    case ObjectIdentifier(Int64.self): (value as? Int64).map(\.description)
-    case ObjectIdentifier(Int32.self): (value as? Int32).map(\.description)
-    case ObjectIdentifier(UInt.self): (value as? UInt).map(\.description)
-    case ObjectIdentifier(UInt64.self): (value as? UInt64).map(\.description)
-    case ObjectIdentifier(Double.self): (value as? Double).map(\.debugDescription)
-    case ObjectIdentifier(Float.self): (value as? Float).map(\.debugDescription)
-    case ObjectIdentifier(Bool.self): (value as? Bool).map(\.description)
-    case ObjectIdentifier(String.self): (value as? String).map(\.debugDescription)
+    case ObjectIdentifier(Int.self): (value as? Int).map({ $0.description })
+    case ObjectIdentifier(Int64.self): (value as? Int64).map({ $0.description })
+    case ObjectIdentifier(Int32.self): (value as? Int32).map({ $0.description })
+    case ObjectIdentifier(UInt.self): (value as? UInt).map({ $0.description })
+    case ObjectIdentifier(UInt64.self): (value as? UInt64).map({ $0.description })
+    case ObjectIdentifier(Double.self): (value as? Double).map({ $0.debugDescription })
+    case ObjectIdentifier(Float.self): (value as? Float).map({ $0.debugDescription })
+    case ObjectIdentifier(Bool.self): (value as? Bool).map({ $0.description })
+    case ObjectIdentifier(String.self): (value as? String).map({ $0.debugDescription })
     default: nil
     }
   }
@@ -238,17 +238,19 @@ extension Renderer {
     let identity = ObjectIdentifier(type(of: old))
     guard identity == ObjectIdentifier(type(of: new)) else { return nil }
     switch identity {
-    case ObjectIdentifier(Int.self): return compare(old, new, as: Int.self, \.description)
-    case ObjectIdentifier(Int64.self): return compare(old, new, as: Int64.self, \.description)
-    case ObjectIdentifier(Int32.self): return compare(old, new, as: Int32.self, \.description)
-    case ObjectIdentifier(UInt.self): return compare(old, new, as: UInt.self, \.description)
-    case ObjectIdentifier(UInt64.self): return compare(old, new, as: UInt64.self, \.description)
+    case ObjectIdentifier(Int.self): return compare(old, new, as: Int.self, { $0.description })
+    case ObjectIdentifier(Int64.self): return compare(old, new, as: Int64.self, { $0.description })
+    case ObjectIdentifier(Int32.self): return compare(old, new, as: Int32.self, { $0.description })
+    case ObjectIdentifier(UInt.self): return compare(old, new, as: UInt.self, { $0.description })
+    case ObjectIdentifier(UInt64.self):
+      return compare(old, new, as: UInt64.self, { $0.description })
     case ObjectIdentifier(Double.self):
-      return compare(old, new, as: Double.self, \.debugDescription)
-    case ObjectIdentifier(Float.self): return compare(old, new, as: Float.self, \.debugDescription)
-    case ObjectIdentifier(Bool.self): return compare(old, new, as: Bool.self, \.description)
+      return compare(old, new, as: Double.self, { $0.debugDescription })
+    case ObjectIdentifier(Float.self):
+      return compare(old, new, as: Float.self, { $0.debugDescription })
+    case ObjectIdentifier(Bool.self): return compare(old, new, as: Bool.self, { $0.description })
     case ObjectIdentifier(String.self):
-      return compare(old, new, as: String.self, \.debugDescription)
+      return compare(old, new, as: String.self, { $0.debugDescription })
     default: return nil
     }
   }
@@ -267,8 +269,44 @@ extension Renderer {
 
 /// `==` of two values of unknown type: nil when the first is not `Equatable`.
 func dynamicEquality(_ lhs: Any, _ rhs: Any) -> Bool? {
-  guard let equatable = lhs as? any Equatable else { return nil }
+  let type = type(of: lhs)
+  let key = ObjectIdentifier(type)
+  if let known = equalities.withLock({ $0[key] }) { return known.equal.map { $0(lhs, rhs) } }
+  // For a plain type, whether its values are `Equatable` depends on the type alone.
+  let isPlain = NoPayloadTypes.isPlain(type)
+  guard let equatable = lhs as? any Equatable else {
+    if isPlain { remember(KnownEquality(equal: nil), for: key) }
+    return nil
+  }
+  if isPlain { remember(KnownEquality(equal: equality(of: equatable)), for: key) }
   return isEqual(equatable, rhs)
+}
+
+/// How the values of one type compare: by `==`, or not at all.
+///
+/// Not `Sendable` (an opened generic type's metatype is not), yet shared through the lock: the
+/// closure captures nothing but a type, and is only ever called.
+private struct KnownEquality {
+  let equal: ((Any, Any) -> Bool)?
+}
+
+/// How the values of each plain type seen compare: the cast to `any Equatable` that finds out
+/// costs over a thousand instructions, a look-up here a few hundred.
+private let equalities = Locked<[ObjectIdentifier: KnownEquality]>([:])
+
+private func remember(_ equality: KnownEquality, for key: ObjectIdentifier) {
+  equalities.withLock { known in
+    if known.count >= 1024 { known.removeAll() }
+    known[key] = equality
+  }
+}
+
+/// `==` for values of the type of `value`, as `dynamicEquality` computes it.
+private func equality<Value: Equatable>(of value: Value) -> (Any, Any) -> Bool {
+  { lhs, rhs in
+    guard let lhs = lhs as? Value else { return false }
+    return isEqual(lhs, rhs)
+  }
 }
 
 private func isEqual<Value: Equatable>(_ lhs: Value, _ rhs: Any) -> Bool {
