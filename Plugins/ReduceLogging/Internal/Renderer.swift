@@ -72,15 +72,15 @@ struct Renderer: Sendable {
     switch mirror.displayStyle {
     case .optional, .collection, .dictionary, .set, .tuple: return false
     case .struct:
-      let type = ObjectIdentifier(type(of: value))
-      if let known = leafStructs.withLock({ $0[type] }) { return known }
+      let key = ObjectIdentifier(type(of: value))
+      if let known = leafStructs.withLock({ $0[key] }) { return known }
       let isLeaf = isLeafStructOrOther(value, mirror)
-      // A struct without a custom mirror has the same mirror (fields) for every value, and
-      // the casts from it depend on its type alone: the answer holds for the type.
-      if !(value is any CustomReflectable) {
+      // A plain struct without a custom mirror has the same mirror (fields) for every value,
+      // and the casts from it depend on its type alone: the answer holds for the type.
+      if NoPayloadTypes.isPlain(type(of: value)), !(value is any CustomReflectable) {
         leafStructs.withLock { known in
           if known.count >= 1024 { known.removeAll() }
-          known[type] = isLeaf
+          known[key] = isLeaf
         }
       }
       return isLeaf
