@@ -208,7 +208,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   }
 
   private func payload(of action: any Action) -> LogEntry.Payload? {
-    if !shared.noPayload.contains(NoPayloadTypes.key(of: action)) {
+    if !shared.noPayload.contains(ActionTypeSet.key(of: action)) {
       if action is ReplaceState<State> { return nil }
       if let batch = action as? Batch { return batchPayload(batch) }
       if let json = json(of: action) { return .json(json.serialized) }
@@ -279,7 +279,7 @@ final class SharedLoggerState: Sendable {
   private let sequence = Atomic<Int>(0)
   private let failing = Atomic<Bool>(false)
   /// The action types found to have no payload.
-  let noPayload = NoPayloadTypes()
+  let noPayload = ActionTypeSet()
 
   func nextSequence() -> Int {
     sequence.wrappingAdd(1, ordering: .relaxed).newValue

@@ -29,7 +29,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
   /// What the rule matches, for messages: a type name or "key closure".
   let matches: String
   /// The one action type the rule can match, when the type alone rules out every other
-  /// (see `PassThroughTypes.isPlain`); nil for a key closure over every action.
+  /// (see `ActionTypeSet.isPlain`); nil for a key closure over every action.
   let actionType: ObjectIdentifier?
 
   private init(
@@ -39,7 +39,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
     self.timing = timing
     self.matches = matches
     self.actionType = actionType.flatMap {
-      PassThroughTypes.isPlain($0) ? ObjectIdentifier($0) : nil
+      ActionTypeSet.isPlain($0) ? ObjectIdentifier($0) : nil
     }
     self.key = key
   }

@@ -21,7 +21,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   public let dependencies: Dependencies
   let runtime = ThunkRuntime()
   /// The types of the actions passed on untouched so far.
-  let passThrough = PassThroughTypes()
+  let passThrough = ActionTypeSet()
   /// Passes an action on; made where `State` is known, so that it runs specialised.
   let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
 
@@ -62,7 +62,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   {
     // An action of a thunk that was cancelled while it waited for its turn.
     if let probe = DispatchProbe.current, probe.claim() { return }
-    let key = PassThroughTypes.key(of: action)
+    let key = ActionTypeSet.key(of: action)
     if passThrough.contains(key) {
       try forward(action, next)
       return

@@ -33,7 +33,7 @@ where C.Duration == Duration {
   /// Passes an action on at once, compiled for the store's state type.
   let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
   /// The types of actions passed on untouched so far, when every rule matches by type alone.
-  let passThrough = PassThroughTypes()
+  let passThrough = ActionTypeSet()
   /// Whether every rule matches one plain action type, so that an action's type alone can
   /// decide that no rule matches it.
   let rulesMatchByType: Bool
@@ -55,7 +55,7 @@ where C.Duration == Duration {
   }
 
   func handle(_ action: any Action, next: Next<State>) throws {
-    let typeKey = PassThroughTypes.key(of: action)
+    let typeKey = ActionTypeSet.key(of: action)
     if passThrough.contains(typeKey) {
       try forward(action, next)
       return

@@ -52,7 +52,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   /// Passes an action on; made where `State` is known, so that it runs specialised.
   let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
   /// The types of the ordinary actions seen so far.
-  private let ordinary = PassThroughTypes()
+  private let ordinary = ActionTypeSet()
   private let book: Locked<Book>
 
   /// Creates a recorder.
@@ -115,7 +115,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
     -> Bool
   {
-    if !ordinary.contains(PassThroughTypes.key(of: action)) {
+    if !ordinary.contains(ActionTypeSet.key(of: action)) {
       if let command = action as? UndoAction {
         return try perform(command, context: context, next: next)
       }

@@ -1,17 +1,18 @@
-import Reduce
 import Synchronization
 
-/// The action types a ``ThrottleMiddleware`` passes on untouched whatever the action's value, so
-/// that the next action of such a type skips the dynamic casts that decided it.
+/// A small set of action types a middleware has already decided about, so that the next action
+/// of such a type skips the dynamic casts that decided it.
 ///
-/// Deciding an action costs a cast from `any Action` per rule and one for ``ThrottleAction``
-/// (several hundred instructions each);
-/// looking its type up here costs a load and a compare. Eight slots, picked by bits of the
-/// type's identity: a type that collides with another takes its slot over, and the one it
-/// displaced is decided by the casts again next time. Slots hold metadata addresses, which live
-/// as long as the process, and are read and written with relaxed atomics: a stale read only
-/// sends an action down the slow path.
-final class PassThroughTypes: Sendable {
+/// A plugin's `handle` sees actions as `any Action`; deciding what one is costs casts
+/// (several hundred instructions each), while looking its type up here costs a load and a
+/// compare. Eight slots, picked by bits of the type's identity: a type that collides with
+/// another takes its slot over, and the one it displaced is decided by the casts again next time.
+/// Slots hold metadata addresses, which live as long as the process, and are read and written
+/// with relaxed atomics: a stale read only sends an action down the slow path.
+///
+/// It is `package`, shared by the plugins of this package; only types whose answer cannot depend
+/// on the value are remembered (see ``isPlain(_:)``).
+package final class ActionTypeSet: Sendable {
   private let slot0 = Atomic<UInt>(0)
   private let slot1 = Atomic<UInt>(0)
   private let slot2 = Atomic<UInt>(0)
@@ -21,15 +22,24 @@ final class PassThroughTypes: Sendable {
   private let slot6 = Atomic<UInt>(0)
   private let slot7 = Atomic<UInt>(0)
 
+  /// Creates an empty set.
+  package init() {}
+
   /// The key of an action's type.
+  ///
+  /// - Parameter action: The action.
+  /// - Returns: Its type's identity, as a number.
   @inline(__always)
-  static func key(of action: any Action) -> UInt {
+  package static func key(of action: any Action) -> UInt {
     UInt(bitPattern: ObjectIdentifier(type(of: action)))
   }
 
-  /// Whether actions of the type with this key were remembered as passed on untouched.
+  /// Whether the type with this key was remembered.
+  ///
+  /// - Parameter key: A key from ``key(of:)``.
+  /// - Returns: Whether it is in the set.
   @inline(__always)
-  func contains(_ key: UInt) -> Bool {
+  package func contains(_ key: UInt) -> Bool {
     switch (key >> 4) & 7 {
     case 0: slot0.load(ordering: .relaxed) == key
     case 1: slot1.load(ordering: .relaxed) == key
@@ -42,13 +52,10 @@ final class PassThroughTypes: Sendable {
     }
   }
 
-  /// Remembers the type of an action that was passed on untouched, when its type alone decided
-  /// that.
+  /// Remembers an action's type, when it is plain: when its type alone decided the answer.
   ///
-  /// A class (a subclass may be handled differently, and classes bridge on Darwin), an
-  /// optional (a cast looks through it, so its value decides) and `AnyHashable` (a cast looks
-  /// through it too) are not remembered.
-  func insert(typeOf action: any Action) {
+  /// - Parameter action: An action the middleware has decided about.
+  package func insert(typeOf action: any Action) {
     guard Self.isPlain(type(of: action)) else { return }
     let key = Self.key(of: action)
     switch (key >> 4) & 7 {
@@ -62,16 +69,17 @@ final class PassThroughTypes: Sendable {
     default: slot7.store(key, ordering: .relaxed)
     }
   }
-}
 
-extension PassThroughTypes {
   /// Whether a cast from a value of this type, or to it, is decided by the type alone: a value
   /// of a plain type is an instance of another plain type only when the two types are the same.
   ///
   /// Not plain: classes (subclasses, bridging on Darwin), optionals and `AnyHashable` (casts
   /// look through them), and collections (an array casts element by element, an empty one to
   /// any array type).
-  static func isPlain(_ type: Any.Type) -> Bool {
+  ///
+  /// - Parameter type: The type.
+  /// - Returns: Whether it is plain.
+  package static func isPlain(_ type: Any.Type) -> Bool {
     !(type is AnyObject.Type) && !(type is any OptionalMarker.Type)
       && ObjectIdentifier(type) != ObjectIdentifier(AnyHashable.self)
       && !(type is any Collection.Type)
