@@ -22,7 +22,10 @@ let package = Package(
     .executableTarget(
       name: "reduce-bench",
       dependencies: ["Reduce", "ReduceLogging", "ReduceThrottle", "ReduceThunk", "ReduceUndo"]),
-    .testTarget(name: "ReduceBenchTests", dependencies: ["reduce-bench"]),
+    .testTarget(
+      name: "ReduceBenchTests", dependencies: ["reduce-bench", "ReduceExecutableSupport"]),
+    // Runs the built executables for the tests that smoke-run them; not a product.
+    .target(name: "ReduceExecutableSupport", path: "Tests/ReduceExecutableSupport"),
     .target(name: "ReduceTesting", dependencies: ["Reduce"]),
     .testTarget(name: "ReduceTestingTests", dependencies: ["ReduceTesting", "Reduce"]),
     .target(name: "ReduceThrottle", dependencies: ["Reduce"], path: "Plugins/ReduceThrottle"),
@@ -36,13 +39,16 @@ let package = Package(
     .target(name: "ReduceLogging", dependencies: ["Reduce"], path: "Plugins/ReduceLogging"),
     .executableTarget(name: "reduce-audit", dependencies: ["ReduceLogging"]),
     .testTarget(
-      name: "ReduceLoggingTests", dependencies: ["ReduceLogging", "Reduce", "reduce-audit"]),
+      name: "ReduceLoggingTests",
+      dependencies: ["ReduceLogging", "Reduce", "reduce-audit", "ReduceExecutableSupport"]),
     .executableTarget(
       name: "reduce-demo",
       dependencies: ["Reduce", "ReduceThunk", "ReduceThrottle", "ReduceLogging", "ReduceUndo"]),
     .testTarget(
       name: "ReduceDemoTests",
-      dependencies: ["reduce-demo", "reduce-audit", "Reduce", "ReduceThunk"]),
+      dependencies: [
+        "reduce-demo", "reduce-audit", "Reduce", "ReduceThunk", "ReduceExecutableSupport",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

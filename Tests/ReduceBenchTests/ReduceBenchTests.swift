@@ -1,65 +1,12 @@
 import Foundation
+import ReduceExecutableSupport
 import Testing
 
-/// Runs the built `reduce-bench` executable, found next to the test binary.
-struct BenchCommand {
-  struct Output {
-    var status: Int32
-    var standardOutput: String
-    var standardError: String
+/// Runs the built `reduce-bench` executable.
+enum BenchCommand {
+  static func run(_ arguments: [String]) throws -> ExecutableRun {
+    try Executables.run("reduce-bench", arguments)
   }
-
-  static func executable() throws -> URL {
-    var directory = Bundle.main.bundleURL
-    for _ in 0..<4 {
-      let candidate = directory.appendingPathComponent("reduce-bench")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      directory.deleteLastPathComponent()
-    }
-    let fromArgument = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("reduce-bench")
-    return try #require(
-      FileManager.default.isExecutableFile(atPath: fromArgument.path) ? fromArgument : nil,
-      "reduce-bench was not found next to the tests; `swift test` builds it")
-  }
-
-  static func run(_ arguments: [String]) throws -> Output {
-    let process = Process()
-    process.executableURL = try executable()
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    // Read both pipes to their ends concurrently, so that neither can fill up and block.
-    let errorData = ErrorOutput()
-    let finished = DispatchSemaphore(value: 0)
-    Thread {
-      errorData.set(error.fileHandleForReading.readDataToEndOfFile())
-      finished.signal()
-    }.start()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    finished.wait()
-    return Output(
-      status: process.terminationStatus,
-      standardOutput: String(decoding: outputData, as: UTF8.self),
-      standardError: String(decoding: errorData.value, as: UTF8.self))
-  }
-}
-
-/// Standard error of a run, written by the thread that reads it.
-final class ErrorOutput: @unchecked Sendable {
-  // `@unchecked`: every access holds `lock`.
-  private let lock = NSLock()
-  private var data = Data()
-
-  func set(_ value: Data) {
-    lock.withLock { data = value }
-  }
-
-  var value: Data { lock.withLock { data } }
 }
 
 @Suite struct ReduceBenchTests {

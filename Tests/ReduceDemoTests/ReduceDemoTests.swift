@@ -1,56 +1,18 @@
 import Foundation
+import ReduceExecutableSupport
 import Testing
 
 /// Runs the built `reduce-demo` and `reduce-audit` executables.
-struct Executable {
-  struct Output {
-    var status: Int32
-    var standardOutput: String
-    var standardError: String
-  }
-
-  /// The executable with a name, found next to the test binary in the build products directory.
-  static func url(_ name: String) throws -> URL {
-    var directory = Bundle.main.bundleURL
-    for _ in 0..<4 {
-      let candidate = directory.appendingPathComponent(name)
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      directory.deleteLastPathComponent()
-    }
-    let fromArgument = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent(name)
-    return try #require(
-      FileManager.default.isExecutableFile(atPath: fromArgument.path) ? fromArgument : nil,
-      "\(name) was not found next to the tests; `swift test` builds it")
-  }
-
+enum Executable {
   /// Runs an executable to its end, with `input` on its standard input (empty when nil).
-  static func run(_ name: String, _ arguments: [String], input: String? = nil) throws -> Output {
-    let process = Process()
-    process.executableURL = try url(name)
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
+  static func run(_ name: String, _ arguments: [String], input: String? = nil) throws
+    -> ExecutableRun
+  {
     // No simulated delay for `load`, and an autosave debounce longer than any test: the save
     // then happens exactly once, when the demo flushes it at the end of its input.
-    environment["REDUCE_DEMO_LOAD_DELAY_MS"] = "0"
-    environment["REDUCE_DEMO_AUTOSAVE_MS"] = "60000"
-    process.environment = environment
-    let standardInput = Foundation.Pipe()
-    let output = Foundation.Pipe()
-    let error = Foundation.Pipe()
-    process.standardInput = standardInput
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    try standardInput.fileHandleForWriting.write(contentsOf: Data((input ?? "").utf8))
-    try standardInput.fileHandleForWriting.close()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Output(
-      status: process.terminationStatus,
-      standardOutput: String(decoding: outputData, as: UTF8.self),
-      standardError: String(decoding: errorData, as: UTF8.self))
+    try Executables.run(
+      name, arguments, input: input,
+      environment: ["REDUCE_DEMO_LOAD_DELAY_MS": "0", "REDUCE_DEMO_AUTOSAVE_MS": "60000"])
   }
 }
 
@@ -69,7 +31,7 @@ struct DemoFiles {
   var script: String { directory.appendingPathComponent("script.txt").path }
 
   /// Runs the demo on a script with these files.
-  func runDemo(script lines: [String]) throws -> Executable.Output {
+  func runDemo(script lines: [String]) throws -> ExecutableRun {
     try Data((lines.joined(separator: "\n") + "\n").utf8)
       .write(to: URL(fileURLWithPath: script))
     return try Executable.run(

@@ -1,46 +1,12 @@
 import Foundation
+import ReduceExecutableSupport
 import ReduceLogging
 import Testing
 
 /// Runs the built `reduce-audit` executable.
-struct AuditCommand {
-  struct Output {
-    var status: Int32
-    var standardOutput: String
-    var standardError: String
-  }
-
-  /// The executable, found next to the test binary in the build products directory.
-  static func executable() throws -> URL {
-    var directory = Bundle.main.bundleURL
-    for _ in 0..<4 {
-      let candidate = directory.appendingPathComponent("reduce-audit")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      directory.deleteLastPathComponent()
-    }
-    let fromArgument = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("reduce-audit")
-    return try #require(
-      FileManager.default.isExecutableFile(atPath: fromArgument.path) ? fromArgument : nil,
-      "reduce-audit was not found next to the tests; `swift test` builds it")
-  }
-
-  static func run(_ arguments: [String]) throws -> Output {
-    let process = Process()
-    process.executableURL = try executable()
-    process.arguments = arguments
-    let output = Foundation.Pipe()
-    let error = Foundation.Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Output(
-      status: process.terminationStatus,
-      standardOutput: String(decoding: outputData, as: UTF8.self),
-      standardError: String(decoding: errorData, as: UTF8.self))
+enum AuditCommand {
+  static func run(_ arguments: [String]) throws -> ExecutableRun {
+    try Executables.run("reduce-audit", arguments)
   }
 }
 
