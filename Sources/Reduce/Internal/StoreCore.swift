@@ -445,6 +445,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ) throws(DispatchError) {
     guard index < chain.count else {
       lock.lock()
+      let actionType = ObjectIdentifier(type(of: action))
+      if actionType != replaceStateType, actionType != ObjectIdentifier(Batch.self),
+        reduceErasedSimpleReleasingLock(action, actionType)
+      {
+        return
+      }
       switch reduceErasedReleasingLock(action) {
       case .failed(let error): throw error
       case .committed, .released: return
