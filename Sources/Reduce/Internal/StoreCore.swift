@@ -220,12 +220,25 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// - Returns: The state after everything that ran in this turn.
   @inlinable
   func drainAndRelease() -> State {
-    drainPending()
-    lock.lock()
-    let state = committedStateLocked()
-    releaseTurnLocked()
-    lock.unlock()
-    return state
+    while true {
+      lock.lock()
+      if hasPendingLocked {
+        let work = fields.pointee.pending[fields.pointee.pendingHead]
+        fields.pointee.pendingHead += 1
+        lock.unlock()
+        perform(work)
+        continue
+      }
+      // Nothing is left: reset the queue and give the turn up in this same hold of the lock.
+      if !fields.pointee.pending.isEmpty {
+        fields.pointee.pending.removeAll(keepingCapacity: fields.pointee.pending.count < 64)
+        fields.pointee.pendingHead = 0
+      }
+      let state = committedStateLocked()
+      releaseTurnLocked()
+      lock.unlock()
+      return state
+    }
   }
 
   /// Runs queued work until none is left, holding the turn.
