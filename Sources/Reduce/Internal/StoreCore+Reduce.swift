@@ -14,6 +14,17 @@ struct ReducerFailure: Error {
   }
 }
 
+/// How a direct reduction ended.
+@usableFromInline
+enum DirectOutcome<State> {
+  /// The action was not of the kind the direct path serves; the lock is still held.
+  case declined
+  /// Committed (and observers notified); the turn is still held.
+  case committed
+  /// Committed and the turn given back in the same hold of the lock.
+  case released(State)
+}
+
 /// How a reduction ended.
 @usableFromInline
 enum ReduceOutcome<State> {
@@ -45,45 +56,27 @@ extension StoreCore {
       })
   }
 
-  /// Reduces the most common dispatch with the least work.
+  /// Reduces the most common dispatch with the least work: no middleware, one handler that
+  /// cannot throw, no observer that needs the old state.
   ///
-  /// That is: no middleware, one handler that cannot throw, and no observer that needs the
-  /// state from before the action. Holding the turn and the lock on entry; returns nil (lock
-  /// still held) when the action is not of that kind, or the new state after releasing both.
+  /// Holding the turn and the lock on entry; returns nil (lock still held) when the action is
+  /// not of that kind, or the new state after releasing both.
   @inlinable @inline(__always)
   func reduceSimpleReleasingLock<A: Action>(_ action: A) -> State? {
-    let observers = fields.pointee.observers
-    guard !fields.pointee.closed, !fields.pointee.reducing,
-      observers?.observers.needOldState(stateIsEquatable: isEqual != nil) != true
-    else { return nil }
-    let route = fields.pointee.registry.route(for: ObjectIdentifier(A.self))
-    guard route.steps.count == 1, !route.mayThrow else { return nil }
-    let handler = route.steps[0].handler
-    guard handler.actionType != nil else { return nil }
-    fields.pointee.reducing = true
-    lock.unlock()
-    // The route said the handler cannot throw; the catch only satisfies the type checker.
-    do {
-      try unsafeDowncast(handler, to: TypedHandler<State, A>.self).body(
-        &stateStorage.pointee, action)
-    } catch {
-      preconditionFailure("A handler declared throws(Never) threw \(error)")
+    let outcome = reduceDirectlyReleasingLock(
+      actionType: ObjectIdentifier(A.self), releaseTurnWhenDone: true, action: { action },
+      run: { handler, state in
+        try unsafeDowncast(handler, to: TypedHandler<State, A>.self).body(&state, action)
+      })
+    switch outcome {
+    case .declined: return nil
+    case .released(let state): return state
+    case .committed: return drainAndRelease()
     }
-    lock.lock()
-    commitLocked()
-    if observers == nil && !observationEnabled.load(ordering: .relaxed) && !hasPendingLocked {
-      let state = stateStorage.pointee
-      releaseTurnLocked()
-      lock.unlock()
-      return state
-    }
-    lock.unlock()
-    notify(observers?.observers, action: { action }, old: nil, touched: route.touched)
-    return drainAndRelease()
   }
 
   /// Reduces an action that came out of the middleware chain with the least work, when it is
-  /// of the common kind: one handler that cannot throw, no observer that needs the old state.
+  /// of the same common kind.
   ///
   /// Holding the turn and the lock on entry; returns false (lock still held) when the action is
   /// not of that kind, or true after reducing and notifying, with the lock released and the turn
@@ -92,29 +85,56 @@ extension StoreCore {
   func reduceErasedSimpleReleasingLock(_ action: any Action, _ actionType: ObjectIdentifier)
     -> Bool
   {
+    let outcome = reduceDirectlyReleasingLock(
+      actionType: actionType, releaseTurnWhenDone: false, action: { action },
+      run: { handler, state in try handler.erasedBody(&state, action) })
+    if case .declined = outcome { return false }
+    return true
+  }
+
+  /// The direct reduction both paths above share: one handler that cannot throw, run in place
+  /// through `run`, no copy of the old state.
+  ///
+  /// Holding the turn and the lock on entry. Declines (lock still held) when the action is not
+  /// of that kind. Otherwise commits and notifies; with `releaseTurnWhenDone` and nobody to
+  /// notify, gives the turn up in the same hold of the lock as the commit.
+  @inlinable @inline(__always)
+  func reduceDirectlyReleasingLock(
+    actionType: ObjectIdentifier,
+    releaseTurnWhenDone: Bool,
+    action: () -> any Action,
+    run: (HandlerBox<State>, inout State) throws -> Void
+  ) -> DirectOutcome<State> {
     let observers = fields.pointee.observers
     guard !fields.pointee.closed, !fields.pointee.reducing,
       observers?.observers.needOldState(stateIsEquatable: isEqual != nil) != true
-    else { return false }
+    else { return .declined }
     let route = fields.pointee.registry.route(for: actionType)
-    guard route.steps.count == 1, !route.mayThrow else { return false }
+    guard route.steps.count == 1, !route.mayThrow else { return .declined }
     let handler = route.steps[0].handler
-    guard handler.actionType != nil else { return false }
+    guard handler.actionType != nil else { return .declined }
     fields.pointee.reducing = true
     lock.unlock()
     // The route said the handler cannot throw; the catch only satisfies the type checker.
     do {
-      try handler.erasedBody(&stateStorage.pointee, action)
+      try run(handler, &stateStorage.pointee)
     } catch {
       preconditionFailure("A handler declared throws(Never) threw \(error)")
     }
+    let notifying = observers != nil || observationEnabled.load(ordering: .relaxed)
     lock.lock()
     commitLocked()
-    lock.unlock()
-    if observers != nil || observationEnabled.load(ordering: .relaxed) {
-      notify(observers?.observers, action: { action }, old: nil, touched: route.touched)
+    if releaseTurnWhenDone && !notifying && !hasPendingLocked {
+      let state = stateStorage.pointee
+      releaseTurnLocked()
+      lock.unlock()
+      return .released(state)
     }
-    return true
+    lock.unlock()
+    if notifying {
+      notify(observers?.observers, action: action, old: nil, touched: route.touched)
+    }
+    return .committed
   }
 
   /// Reduces an action known only as `any Action`: one that came out of the middleware chain.
