@@ -131,13 +131,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   @discardableResult
   public func dispatch<S: AsyncSequence & Sendable>(contentsOf actions: S) -> Task<Void, any Error>
   where S.Element: Action {
-    Task { [weak self] in
-      for try await action in actions {
-        try Task.checkCancellation()
-        guard let self else { return }
-        self.dispatch(action)
-      }
-    }
+    dispatchEach(of: actions) { store, action in store.dispatch(action) }
   }
 
   /// Dispatches every action of an async sequence of existential actions as it arrives.
@@ -147,11 +141,19 @@ public final class Store<State: Sendable>: Sendable, Observable {
   @discardableResult
   public func dispatch<S: AsyncSequence & Sendable>(contentsOf actions: S) -> Task<Void, any Error>
   where S.Element == any Action {
+    dispatchEach(of: actions) { (store: Store, action: any Action) in store.dispatch(action) }
+  }
+
+  /// Dispatches each element of a sequence as it arrives, in a task that holds the store weakly
+  /// and stops when cancelled or when the store is gone.
+  private func dispatchEach<S: AsyncSequence & Sendable>(
+    of actions: S, _ send: @escaping @Sendable (Store, S.Element) -> Void
+  ) -> Task<Void, any Error> {
     Task { [weak self] in
       for try await action in actions {
         try Task.checkCancellation()
         guard let self else { return }
-        self.dispatch(action)
+        send(self, action)
       }
     }
   }
