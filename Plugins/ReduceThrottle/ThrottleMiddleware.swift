@@ -105,6 +105,15 @@ public struct ThrottleMiddleware<State: Sendable>: Middleware {
     try engine.handle(action, next: next)
   }
 
+  /// Whether the middleware wants actions of a type: those some rule may match, and
+  /// ``ThrottleAction``. With rules by type only, every other action passes it by.
+  ///
+  /// - Parameter type: The action's type.
+  /// - Returns: Whether a rule may match it.
+  public func handles(_ type: any Action.Type) -> Bool {
+    engine.handles(type)
+  }
+
   /// Joins a store; refuses a second store while it serves one.
   ///
   /// - Parameter store: The store's identity.

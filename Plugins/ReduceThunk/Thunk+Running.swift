@@ -75,13 +75,11 @@ extension Thunk: AnyThunk {
     let runtime = driver.runtime
     let context = driver.context
     let task = Task {
-      // A dispatch probe of the thunk that dispatched this one is not this thunk's.
-      let result: Result<Value, any Error> = await DispatchProbe.$current.withValue(nil) {
-        do {
-          return .success(try await operation())
-        } catch {
-          return .failure(error)
-        }
+      let result: Result<Value, any Error>
+      do {
+        result = .success(try await operation())
+      } catch {
+        result = .failure(error)
       }
       runtime.remove(key)
       let wasCancelled = run.isCancelled

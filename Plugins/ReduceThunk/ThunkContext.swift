@@ -45,7 +45,7 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   /// - Returns: The state after the action, or why it failed.
   @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    guarded(action) { environment.base.dispatch(action) }
+    guarded([action]) { environment.base.dispatch(action) }
   }
 
   /// Dispatches actions one after another from the top of the store's chain.
@@ -54,8 +54,8 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   /// - Returns: The state after the last action, or the first failure.
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    guard let first = actions.first else { return .success(state) }
-    return guarded(first) { environment.base.dispatch(actions) }
+    guard !actions.isEmpty else { return .success(state) }
+    return guarded(actions) { environment.base.dispatch(actions) }
   }
 
   /// Starts another thunk and waits for its value, as `Store.perform(_:)` does.
@@ -72,18 +72,15 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
       dispatch: { dispatch($0) })
   }
 
-  /// Runs a dispatch unless this async thunk was cancelled, and tells ``ThunkMiddleware`` which
-  /// thunk it comes from, so that a cancellation that lands while it waits for its turn still
-  /// drops it.
+  /// Runs a dispatch, unless this is an async thunk that was cancelled: checked now, and again
+  /// once the dispatch holds the store's turn, before any middleware sees it.
   private func guarded(
-    _ action: any Action, _ dispatch: () -> Result<State, DispatchError>
+    _ actions: [any Action], _ dispatch: () -> Result<State, DispatchError>
   ) -> Result<State, DispatchError> {
-    guard let run = environment.run else { return dispatch() }
+    guard let run = environment.run, let first = actions.first else { return dispatch() }
     let dropped = DispatchError.rejected(
-      by: thunkMiddlewareName, action: action, underlying: CancellationError())
+      by: thunkMiddlewareName, action: first, underlying: CancellationError())
     if run.isCancelled { return .failure(dropped) }
-    let probe = DispatchProbe(run: run)
-    let result = DispatchProbe.$current.withValue(probe) { dispatch() }
-    return probe.isDropped ? .failure(dropped) : result
+    return environment.base.dispatch(actions) { run.isCancelled ? dropped : nil }
   }
 }

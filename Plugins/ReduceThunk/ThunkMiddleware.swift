@@ -60,8 +60,6 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    // An action of a thunk that was cancelled while it waited for its turn.
-    if let probe = DispatchProbe.current, probe.claim() { return }
     let key = ActionTypeSet.key(of: action)
     if passThrough.contains(key) {
       try forward(action, next)
@@ -80,6 +78,15 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
       passThrough.insert(typeOf: action)
     }
     try forward(action, next)
+  }
+
+  /// Whether the middleware wants actions of a type: thunks, ``CancelThunks`` and batches (to
+  /// reject those that hold a thunk). Every other action passes it by.
+  ///
+  /// - Parameter type: The action's type.
+  /// - Returns: Whether it is one of those.
+  public func handles(_ type: any Action.Type) -> Bool {
+    type is any ThunkPluginAction.Type || type == Batch.self
   }
 
   /// Starts serving a store.

@@ -2,7 +2,7 @@
 ///
 /// Every failure is also published on ``Store/errors`` and given to the store's fallback.
 /// This enum has exactly these three cases.
-public enum DispatchError: Error, Sendable {
+public indirect enum DispatchError: Error, Sendable {
   /// A reducer threw while handling `action`. Every change made for the action was discarded.
   ///
   /// - `key`: the key of the mutator whose handler threw.

@@ -47,6 +47,21 @@ public protocol Middleware<State>: Sendable {
   ///
   /// - Parameter store: The store's identity, as given to ``willAttach(to:)``.
   func didDetach(from store: ObjectIdentifier)
+
+  /// Whether this middleware wants to see actions of a type.
+  ///
+  /// The store asks once per action type, and again after the chain changes, and skips the
+  /// middleware for the types it declines: their actions go on as if `handle` had called
+  /// `next(action)` at once, and an action no middleware wants is reduced as in a store
+  /// without middleware. Decline only types whose actions you would pass on untouched, with no
+  /// effect of your own; the answer must depend on the type alone, not on time or state.
+  ///
+  /// The default is `true`: the middleware sees every action.
+  ///
+  /// - Parameter type: The action's type, as it was dispatched (or passed on by the middleware
+  ///   before this one).
+  /// - Returns: Whether ``handle(_:context:next:)`` should be called for actions of `type`.
+  func handles(_ type: any Action.Type) -> Bool
 }
 
 extension Middleware {
@@ -66,6 +81,12 @@ extension Middleware {
   ///
   /// - Parameter store: The store's identity.
   public func didDetach(from store: ObjectIdentifier) {}
+
+  /// Sees every action.
+  ///
+  /// - Parameter type: The action's type.
+  /// - Returns: `true`.
+  public func handles(_ type: any Action.Type) -> Bool { true }
 }
 
 /// A middleware made from a closure.
@@ -115,15 +136,15 @@ public struct AnyMiddleware<State: Sendable>: Middleware {
 /// dispatch started with. A `next` kept after its store is deinitialised delivers nothing.
 public struct Next<State: Sendable>: Sendable {
   @usableFromInline let core: StoreCore<State>
-  @usableFromInline let chain: [MiddlewareEntry<State>]
+  @usableFromInline let plan: ChainPlan<State>
   @usableFromInline let index: Int
   @usableFromInline let item: UInt64
   @usableFromInline let thread: ThreadID
 
   @inlinable
-  init(core: StoreCore<State>, chain: [MiddlewareEntry<State>], index: Int, item: UInt64) {
+  init(core: StoreCore<State>, plan: ChainPlan<State>, index: Int, item: UInt64) {
     self.core = core
-    self.chain = chain
+    self.plan = plan
     self.index = index
     self.item = item
     self.thread = ThreadID.current
@@ -136,16 +157,32 @@ public struct Next<State: Sendable>: Sendable {
   ///   after its dispatch ended runs as a dispatch of its own: its failure is also published on
   ///   ``Store/errors`` and given to the fallback.
   @inlinable @inline(__always)
-  public func callAsFunction(_ action: some Action) throws(DispatchError) {
-    try pass(action)
+  public func callAsFunction<A: Action>(_ action: A) throws(DispatchError) {
+    try pass(action, as: A.self)
+  }
+
+  /// An action of the type the chain was planned for goes on to the next middleware of the
+  /// plan; one of another type (the middleware passed on a different action) to the next
+  /// middleware after this one that handles that type.
+  ///
+  /// Not generic: called with an opened existential, a generic function would run unspecialised.
+  @inlinable
+  func pass(_ action: any Action, as type: any Action.Type) throws(DispatchError) {
+    if ObjectIdentifier(type) == plan.actionType {
+      try forward(action, plan, from: index)
+    } else {
+      try forward(action, plan.remainder(from: index, for: type), from: 0)
+    }
   }
 
   @inlinable
-  func pass(_ action: any Action) throws(DispatchError) {
+  func forward(_ action: any Action, _ plan: ChainPlan<State>, from index: Int)
+    throws(DispatchError)
+  {
     if core.activeItem.load(ordering: .acquiring) == item, thread == ThreadID.current {
-      try core.runChain(action, chain, from: index, item: item)
+      try core.runChain(action, plan, from: index, item: item)
     } else {
-      try core.resume(action, chain: chain, from: index)
+      try core.resume(action, plan: plan, from: index)
     }
   }
 }
@@ -198,6 +235,23 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
     core.dispatch(actions)
+  }
+
+  /// Dispatches actions one after another from the top of the chain, unless `refusal`, asked
+  /// once this dispatch holds the store's turn, gives a reason not to: then none of them runs,
+  /// and that error is returned without being published.
+  ///
+  /// For the plugins of this package: the thunk plugin drops the dispatches of a thunk that was
+  /// cancelled while they waited for their turn.
+  ///
+  /// - Parameters:
+  ///   - actions: The actions, in order.
+  ///   - refusal: Asked once, holding the turn but not the store's lock; it must not dispatch.
+  /// - Returns: The state after the last action, the first failure, or the refusal.
+  package func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
+    -> Result<State, DispatchError>
+  {
+    core.dispatch(actions, unless: refusal)
   }
 
   /// Publishes an error found after the action was handled (an async task failed).

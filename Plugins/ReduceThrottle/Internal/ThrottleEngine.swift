@@ -5,6 +5,7 @@ protocol ThrottleEngine<State>: Sendable {
   associatedtype State: Sendable
   var heldCount: Int { get }
   func handle(_ action: any Action, next: Next<State>) throws
+  func handles(_ type: any Action.Type) -> Bool
   func flush()
   func cancel(key: ThrottleKey)
   func willAttach(to store: ObjectIdentifier) throws
@@ -52,6 +53,17 @@ where C.Duration == Duration {
 
   var heldCount: Int {
     book.withLock { $0.heldCount }
+  }
+
+  /// Whether any rule may match actions of a type, or it is ``ThrottleAction``.
+  ///
+  /// Only a plain type (see `ActionTypeSet.isPlain`) that no rule names, while every rule
+  /// matches by type alone, can be declined: a key closure over every action may match anything.
+  func handles(_ type: any Action.Type) -> Bool {
+    guard rulesMatchByType, ActionTypeSet.isPlain(type), type != ThrottleAction.self else {
+      return true
+    }
+    return rules.contains { $0.actionType == ObjectIdentifier(type) }
   }
 
   func handle(_ action: any Action, next: Next<State>) throws {

@@ -40,7 +40,7 @@ extension StoreCore {
 
   func use(_ middleware: any Middleware<State>) throws(RegistrationError) {
     let name = middleware.name
-    let taken = lock.withLock { fields.pointee.chain.contains { $0.name == name } }
+    let taken = lock.withLock { fields.pointee.plans.chain.contains { $0.name == name } }
     if taken { throw .duplicateMiddleware(name) }
     do {
       try middleware.willAttach(to: identifier)
@@ -48,8 +48,11 @@ extension StoreCore {
       throw .middlewareRefused(name: name, reason: String(describing: error))
     }
     let added = lock.withLock {
-      guard !fields.pointee.chain.contains(where: { $0.name == name }) else { return false }
-      fields.pointee.chain.append(MiddlewareEntry(name: name, middleware: middleware))
+      let chain = fields.pointee.plans.chain
+      guard !chain.contains(where: { $0.name == name }) else { return false }
+      // A new chain: every action type is planned again.
+      fields.pointee.plans = ChainPlans(
+        chain: chain + [MiddlewareEntry(name: name, middleware: middleware)])
       return true
     }
     if !added {
@@ -60,14 +63,15 @@ extension StoreCore {
 
   func removeMiddleware(named name: String) -> Bool {
     let removed: MiddlewareEntry<State>? = lock.withLock {
-      guard let index = fields.pointee.chain.firstIndex(where: { $0.name == name }) else {
-        return nil
-      }
-      return fields.pointee.chain.remove(at: index)
+      var chain = fields.pointee.plans.chain
+      guard let index = chain.firstIndex(where: { $0.name == name }) else { return nil }
+      let removed = chain.remove(at: index)
+      fields.pointee.plans = ChainPlans(chain: chain)
+      return removed
     }
     removed?.middleware.didDetach(from: identifier)
     return removed != nil
   }
 
-  var middlewareNames: [String] { lock.withLock { fields.pointee.chain.map(\.name) } }
+  var middlewareNames: [String] { lock.withLock { fields.pointee.plans.chain.map(\.name) } }
 }

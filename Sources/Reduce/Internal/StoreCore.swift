@@ -20,8 +20,8 @@ final class MiddlewareEntry<State: Sendable>: Sendable {
 enum PendingWork<State: Sendable>: Sendable {
   /// An action sent from the top of the chain; a failing fallback action is not fallen back.
   case dispatch(any Action, isFallback: Bool)
-  /// A `next` call made after its dispatch ended: the rest of the chain from `index`.
-  case resume(any Action, chain: [MiddlewareEntry<State>], index: Int)
+  /// A `next` call made after its dispatch ended: the rest of the plan from `index`.
+  case resume(any Action, plan: ChainPlan<State>, index: Int)
   /// `dispatch([a, b, c])` made inside a dispatch: each action in turn, with the follow-ups it
   /// queues, stopping at the first failure.
   case sequence([any Action])
@@ -46,7 +46,12 @@ struct CoreFields<State: Sendable> {
   /// Whether the turn holder is reducing the state in place.
   @usableFromInline var reducing = false
   @usableFromInline var registry = Registry<State>()
-  @usableFromInline var chain: [MiddlewareEntry<State>] = []
+  /// The middleware chain, and which of its middleware each action type visits.
+  @usableFromInline var plans = ChainPlans<State>(chain: []) {
+    didSet { hasMiddleware = !plans.chain.isEmpty }
+  }
+  /// Whether the chain has any middleware.
+  @usableFromInline var hasMiddleware = false
   /// The observers; nil when there are none.
   @usableFromInline var observers: ObserverSnapshot<State>?
   @usableFromInline var errorSinks: [UInt64: AsyncStream<DispatchError>.Continuation] = [:]
@@ -297,7 +302,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       return .success(enqueueReleasingLock(.dispatch(action, isFallback: false)))
     }
     waitForTurnLocked(thread)
-    if fields.pointee.chain.isEmpty {
+    let hasMiddleware = fields.pointee.hasMiddleware
+    let plan = hasMiddleware ? fields.pointee.plans.plan(for: ObjectIdentifier(A.self)) : nil
+    if !hasMiddleware || plan?.entries.isEmpty == true {
+      // No middleware wants the action: as in a store without middleware.
       if let state = reduceSimpleReleasingLock(action) { return .success(state) }
       // No middleware: reduce in this same hold of the lock, and give the turn back in the same
       // hold as the commit when nothing else has to happen in between.
@@ -312,9 +320,16 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         return .success(drainAndRelease())
       }
     }
-    let chain = fields.pointee.chain
-    lock.unlock()
-    let failure = process(action as any Action, chain: chain, from: 0, isFallback: false)
+    let resolved: ChainPlan<State>
+    if let plan {
+      lock.unlock()
+      resolved = plan
+    } else {
+      let plans = fields.pointee.plans
+      lock.unlock()
+      resolved = makePlan(for: A.self, plans)
+    }
+    let failure = process(action as any Action, plan: resolved, from: 0, isFallback: false)
     let state = drainAndRelease()
     return failure.map(Result.failure) ?? .success(state)
   }
@@ -322,17 +337,33 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Dispatches actions one after another in one turn; stops at the first failure.
   @inlinable
   func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
+    dispatch(actions, unless: { nil })
+  }
+
+  /// Dispatches actions one after another in one turn, unless `refusal`, asked once this thread
+  /// holds the turn (at once when it already holds it), says why not: then nothing runs, and
+  /// that error is returned without being published.
+  @usableFromInline
+  func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
+    -> Result<State, DispatchError>
+  {
     let thread = ThreadID.current
     lock.lock()
     if fields.pointee.owner == thread {
+      lock.unlock()
+      if let refused = refusal() { return .failure(refused) }
+      lock.lock()
       return .success(enqueueReleasingLock(.sequence(actions)))
     }
     waitForTurnLocked(thread)
     lock.unlock()
+    if let refused = refusal() {
+      _ = drainAndRelease()
+      return .failure(refused)
+    }
     var failure: DispatchError?
     for action in actions {
-      let chain = lock.withLock { fields.pointee.chain }
-      failure = process(action, chain: chain, from: 0, isFallback: false)
+      failure = process(action, plan: plan(for: action), from: 0, isFallback: false)
       if failure != nil { break }
       drainPending()
     }
@@ -342,7 +373,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   /// Continues a dispatch whose `next` was called after the dispatch ended.
   @inlinable
-  func resume(_ action: any Action, chain: [MiddlewareEntry<State>], from index: Int)
+  func resume(_ action: any Action, plan: ChainPlan<State>, from index: Int)
     throws(DispatchError)
   {
     let thread = ThreadID.current
@@ -352,12 +383,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       return
     }
     if fields.pointee.owner == thread {
-      _ = enqueueReleasingLock(.resume(action, chain: chain, index: index))
+      _ = enqueueReleasingLock(.resume(action, plan: plan, index: index))
       return
     }
     waitForTurnLocked(thread)
     lock.unlock()
-    let failure = process(action, chain: chain, from: index, isFallback: false)
+    let failure = process(action, plan: plan, from: index, isFallback: false)
     _ = drainAndRelease()
     if let failure { throw failure }
   }
@@ -377,9 +408,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       return
     }
     waitForTurnLocked(thread)
-    let chain = fields.pointee.chain
     lock.unlock()
-    _ = process(action, chain: chain, from: 0, isFallback: true)
+    _ = process(action, plan: plan(for: action), from: 0, isFallback: true)
     _ = drainAndRelease()
   }
 
@@ -387,15 +417,13 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func perform(_ work: PendingWork<State>) {
     switch work {
     case .dispatch(let action, let isFallback):
-      let chain = lock.withLock { fields.pointee.chain }
-      _ = process(action, chain: chain, from: 0, isFallback: isFallback)
-    case .resume(let action, let chain, let index):
-      _ = process(action, chain: chain, from: index, isFallback: false)
+      _ = process(action, plan: plan(for: action), from: 0, isFallback: isFallback)
+    case .resume(let action, let plan, let index):
+      _ = process(action, plan: plan, from: index, isFallback: false)
     case .sequence(let actions):
       for action in actions {
         let mark = lock.withLock { fields.pointee.pending.count }
-        let chain = lock.withLock { fields.pointee.chain }
-        let failure = process(action, chain: chain, from: 0, isFallback: false)
+        let failure = process(action, plan: plan(for: action), from: 0, isFallback: false)
         drainPending(from: mark)
         if failure != nil { return }
       }
@@ -418,11 +446,11 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  /// Runs one action through the chain from `index` as one dispatch item, holding the turn;
+  /// Runs one action through its plan from `index` as one dispatch item, holding the turn;
   /// publishes its failure and queues the fallback action.
   @inlinable
   func process(
-    _ action: any Action, chain: [MiddlewareEntry<State>], from index: Int, isFallback: Bool
+    _ action: any Action, plan: ChainPlan<State>, from index: Int, isFallback: Bool
   ) -> DispatchError? {
     turn.pointee.itemCounter &+= 1
     let item = turn.pointee.itemCounter
@@ -434,7 +462,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       turn.pointee.processingFallback = outer
     }
     do throws(DispatchError) {
-      try runChain(action, chain, from: index, item: item)
+      try runChain(action, plan, from: index, item: item)
       return nil
     } catch {
       handleFailure(error, isFallback: isFallback)
@@ -451,12 +479,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  /// Passes an action to the middleware at `index`, or to the reducers past the last one.
+  /// Passes an action to the middleware at `index` of its plan, or to the reducers past the
+  /// last one.
   @inlinable
   func runChain(
-    _ action: any Action, _ chain: [MiddlewareEntry<State>], from index: Int, item: UInt64
+    _ action: any Action, _ plan: ChainPlan<State>, from index: Int, item: UInt64
   ) throws(DispatchError) {
-    guard index < chain.count else {
+    let entries = plan.entries
+    guard index < entries.count else {
       lock.lock()
       let actionType = ObjectIdentifier(type(of: action))
       if actionType != replaceStateType, actionType != ObjectIdentifier(Batch.self),
@@ -469,8 +499,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       case .committed, .released: return
       }
     }
-    let entry = chain[index]
-    let next = Next(core: self, chain: chain, index: index + 1, item: item)
+    let entry = entries[index]
+    let next = Next(core: self, plan: plan, index: index + 1, item: item)
     let context = MiddlewareContext(core: self, entry: entry, action: action)
     do {
       try entry.middleware.handle(action, context: context, next: next)
@@ -479,6 +509,31 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     } catch {
       throw .rejected(by: entry.name, action: action, underlying: error)
     }
+  }
+
+  // MARK: Plans
+
+  /// The plan for an action known only as `any Action`, holding the turn.
+  ///
+  /// The existential is opened, not asked for its dynamic type: an action is planned and routed
+  /// by the type it was dispatched as, as a typed dispatch does.
+  @usableFromInline
+  func plan(for action: any Action) -> ChainPlan<State> {
+    func typeOf<A: Action>(_: A) -> any Action.Type { A.self }
+    let type = typeOf(action)
+    let plans = lock.withLock { fields.pointee.plans }
+    return plans.plan(for: ObjectIdentifier(type)) ?? makePlan(for: type, plans)
+  }
+
+  /// Plans an action type over the chain of `plans` and keeps the plan, unless the chain changed
+  /// in the meantime; holding the turn, not the lock (the middleware are asked).
+  @usableFromInline
+  func makePlan(for type: any Action.Type, _ plans: ChainPlans<State>) -> ChainPlan<State> {
+    let plan = ChainPlan(type, chain: plans.chain)
+    lock.withLock {
+      if fields.pointee.plans === plans { fields.pointee.plans = plans.adding(plan) }
+    }
+    return plan
   }
 
   // MARK: Errors
@@ -495,11 +550,11 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     let (chain, observers, errorSinks) = lock.withLock {
       fields.pointee.closed = true
       defer {
-        fields.pointee.chain = []
+        fields.pointee.plans = ChainPlans(chain: [])
         fields.pointee.observers = nil
         fields.pointee.errorSinks = [:]
       }
-      return (fields.pointee.chain, fields.pointee.observers, fields.pointee.errorSinks)
+      return (fields.pointee.plans.chain, fields.pointee.observers, fields.pointee.errorSinks)
     }
     for entry in chain { entry.middleware.didDetach(from: identifier) }
     for sink in observers?.observers.allSinks ?? [] {

@@ -1,0 +1,114 @@
+/// The middleware of a chain that handle one action type, in chain order.
+///
+/// The store asks each middleware once per action type whether it handles it
+/// (``Middleware/handles(_:)``) and keeps the answer here: an action then visits only the
+/// middleware that want it, and an action no middleware wants is reduced as in a store without
+/// middleware.
+@usableFromInline
+final class ChainPlan<State: Sendable>: Sendable {
+  /// The action type planned for.
+  @usableFromInline let actionType: ObjectIdentifier
+  /// The middleware that handle it, outermost first.
+  @usableFromInline let entries: [MiddlewareEntry<State>]
+  /// The position of each of `entries` in `chain`.
+  let positions: [Int]
+  /// The whole chain the plan was made from.
+  let chain: [MiddlewareEntry<State>]
+
+  init(
+    actionType: ObjectIdentifier, entries: [MiddlewareEntry<State>], positions: [Int],
+    chain: [MiddlewareEntry<State>]
+  ) {
+    self.actionType = actionType
+    self.entries = entries
+    self.positions = positions
+    self.chain = chain
+  }
+
+  /// Plans `type` over the part of `chain` from position `start` on, asking each middleware.
+  ///
+  /// It calls the middleware's ``Middleware/handles(_:)``: not under the store's lock.
+  convenience init(_ type: any Action.Type, chain: [MiddlewareEntry<State>], from start: Int = 0) {
+    var entries: [MiddlewareEntry<State>] = []
+    var positions: [Int] = []
+    for position in chain.indices where position >= start {
+      guard chain[position].middleware.handles(type) else { continue }
+      entries.append(chain[position])
+      positions.append(position)
+    }
+    self.init(
+      actionType: ObjectIdentifier(type), entries: entries, positions: positions, chain: chain)
+  }
+
+  /// The plan for an action of `type` that the middleware at `index - 1` of this plan passed on
+  /// in place of the one it was given: the middleware after it that handle `type`.
+  ///
+  /// - Parameters:
+  ///   - index: The index in `entries` of the middleware that would have come next.
+  ///   - type: The type of the action passed on.
+  @usableFromInline
+  func remainder(from index: Int, for type: any Action.Type) -> ChainPlan {
+    let start = index > 0 ? positions[index - 1] + 1 : 0
+    return ChainPlan(type, chain: chain, from: start)
+  }
+}
+
+/// The chain of a store and the plans made for it so far: an immutable snapshot, replaced as a
+/// whole when the chain changes or a plan is added.
+///
+/// Plans are found by the action type's identity in an open-addressing table, as mutators'
+/// routes are (see `Registry`): one multiplication and, usually, one comparison.
+@usableFromInline
+final class ChainPlans<State: Sendable>: Sendable {
+  /// The middleware, outermost first.
+  @usableFromInline let chain: [MiddlewareEntry<State>]
+  @usableFromInline let tableKeys: [UInt]
+  @usableFromInline let tablePlans: [ChainPlan<State>?]
+  @usableFromInline let tableShift: UInt
+  /// The plans in the table, in the order they were made.
+  let plans: [ChainPlan<State>]
+
+  /// Creates the snapshot of a chain with the given plans (made for this chain).
+  init(chain: [MiddlewareEntry<State>], plans: [ChainPlan<State>] = []) {
+    self.chain = chain
+    self.plans = plans
+    var capacity = 8
+    var bits: UInt = 3
+    while capacity < plans.count * 2 {
+      capacity *= 2
+      bits += 1
+    }
+    var keys = [UInt](repeating: 0, count: capacity)
+    var table = [ChainPlan<State>?](repeating: nil, count: capacity)
+    let shift = UInt(UInt.bitWidth) - bits
+    for plan in plans {
+      let key = UInt(bitPattern: plan.actionType)
+      var index = Registry<State>.slot(of: key, shift: shift)
+      while keys[index] != 0 { index = (index + 1) & (capacity - 1) }
+      keys[index] = key
+      table[index] = plan
+    }
+    tableKeys = keys
+    tablePlans = table
+    tableShift = shift
+  }
+
+  /// The plan made for an action type, if any.
+  @inlinable
+  func plan(for actionType: ObjectIdentifier) -> ChainPlan<State>? {
+    let key = UInt(bitPattern: actionType)
+    let mask = tableKeys.count - 1
+    var index = Registry<State>.slot(of: key, shift: tableShift)
+    while true {
+      let candidate = tableKeys[index]
+      if candidate == key { return tablePlans[index] }
+      if candidate == 0 { return nil }
+      index = (index + 1) & mask
+    }
+  }
+
+  /// The snapshot with one more plan.
+  func adding(_ plan: ChainPlan<State>) -> ChainPlans {
+    ChainPlans(chain: chain, plans: plans + [plan])
+  }
+}
