@@ -105,8 +105,10 @@ public struct ThrottleMiddleware<State: Sendable>: Middleware {
     try engine.handle(action, next: next)
   }
 
-  /// Whether the middleware wants actions of a type: those some rule may match, and
-  /// ``ThrottleAction``. With rules by type only, every other action passes it by.
+  /// Whether the middleware wants actions of a type.
+  ///
+  /// It wants those some rule may match, and ``ThrottleAction``. With rules by type only, every
+  /// other action passes it by.
   ///
   /// - Parameter type: The action's type.
   /// - Returns: Whether a rule may match it.

@@ -80,8 +80,10 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
     try forward(action, next)
   }
 
-  /// Whether the middleware wants actions of a type: thunks, ``CancelThunks`` and batches (to
-  /// reject those that hold a thunk). Every other action passes it by.
+  /// Whether the middleware wants actions of a type.
+  ///
+  /// It wants thunks, ``CancelThunks`` and batches (to reject those that hold a thunk). Every
+  /// other action passes it by.
   ///
   /// - Parameter type: The action's type.
   /// - Returns: Whether it is one of those.

@@ -46,6 +46,7 @@ final class ChainPlan<State: Sendable>: Sendable {
   /// - Parameters:
   ///   - index: The index in `entries` of the middleware that would have come next.
   ///   - type: The type of the action passed on.
+  /// - Returns: The plan of the rest of the chain for `type`.
   @usableFromInline
   func remainder(from index: Int, for type: any Action.Type) -> ChainPlan {
     let start = index > 0 ? positions[index - 1] + 1 : 0
