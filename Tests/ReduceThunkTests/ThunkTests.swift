@@ -286,3 +286,22 @@ struct Services: Greeting {
   var greeting: String
   func greet() -> String { greeting }
 }
+
+extension ThunkTests {
+  @Test("the middleware wants thunks, CancelThunks and batches; other actions pass it by")
+  func handlesOnlyItsOwnTypes() throws {
+    let middleware = ThunkMiddleware<AppState, Void>()
+    #expect(middleware.handles(Thunk<AppState, Void>.self))
+    #expect(middleware.handles(Thunk<AppState, Int>.self))
+    #expect(middleware.handles(CancelThunks.self))
+    #expect(middleware.handles(Batch.self))
+    #expect(!middleware.handles(CountAction.self))
+    let log = ActionLog()
+    let store = try makeStore(dependencies: (), after: [log.middleware(named: "after")])
+    store.dispatch(CountAction.incremented(by: 2))
+    store.dispatch(Thunk<AppState, Void> { context in context.dispatch(NoteAction.noted("x")) })
+    #expect(store.state.count == 2)
+    #expect(store.state.seen == ["CountAction", "NoteAction"])
+    #expect(log.all.count == 2)
+  }
+}

@@ -1,0 +1,147 @@
+import Reduce
+import Synchronization
+import Testing
+
+/// What the middleware of a test saw, in order, as "name:ActionType", and how often each was
+/// asked whether it handles a type.
+final class ChainRecord: Sendable {
+  private let seen = Mutex<[String]>([])
+  private let asked = Mutex<[String: Int]>([:])
+
+  var all: [String] { seen.withLock { $0 } }
+
+  func saw(_ name: String, _ action: any Action) {
+    seen.withLock { $0.append("\(name):\(type(of: action))") }
+  }
+
+  func wasAsked(_ name: String, about type: any Action.Type) {
+    asked.withLock { $0["\(name):\(type)", default: 0] += 1 }
+  }
+
+  func questions(_ name: String, about type: any Action.Type) -> Int {
+    asked.withLock { $0["\(name):\(type)"] ?? 0 }
+  }
+
+  func clear() {
+    seen.withLock { $0 = [] }
+  }
+}
+
+/// A pass-through middleware that wants only the action types it is given (every type when nil).
+struct Selective: Middleware {
+  let name: String
+  let wanted: [any Action.Type]?
+  let record: ChainRecord
+  /// An action to pass on instead of the one handled, when set.
+  var replacement: (@Sendable (any Action) -> (any Action)?)? = nil
+
+  func handles(_ type: any Action.Type) -> Bool {
+    record.wasAsked(name, about: type)
+    guard let wanted else { return true }
+    return wanted.contains { ObjectIdentifier($0) == ObjectIdentifier(type) }
+  }
+
+  func handle(_ action: any Action, context: MiddlewareContext<TestState>, next: Next<TestState>)
+    throws
+  {
+    record.saw(name, action)
+    let passed = replacement?(action) ?? action
+    try next(passed)
+  }
+}
+
+@Suite struct MiddlewarePlanTests {
+  let record = ChainRecord()
+
+  func middleware(_ name: String, wants wanted: [any Action.Type]? = nil) -> Selective {
+    Selective(name: name, wanted: wanted, record: record)
+  }
+
+  @Test("a middleware that declines a type never sees its actions; the others do, in order")
+  func declinedTypeSkipsTheMiddleware() throws {
+    let store = try makeStore(
+      mutators: [counterMutator, itemsMutator],
+      middleware: [middleware("a"), middleware("b", wants: [Append.self]), middleware("c")])
+    let afterIncrement = try store.dispatch(Increment(by: 2)).get()
+    #expect(afterIncrement.counter == 2)
+    #expect(record.all == ["a:Increment", "c:Increment"])
+    record.clear()
+    let afterAppend = try store.dispatch(Append(value: 7)).get()
+    #expect(afterAppend.items == [7])
+    #expect(record.all == ["a:Append", "b:Append", "c:Append"])
+  }
+
+  @Test("an action no middleware wants is reduced, and its result returned, as without middleware")
+  func nobodyWantsIt() throws {
+    let store = try makeStore(
+      middleware: [middleware("a", wants: [Append.self]), middleware("b", wants: [])])
+    let state = try store.dispatch(Increment(by: 3)).get()
+    #expect(state.counter == 3)
+    #expect(store.state.counter == 3)
+    #expect(record.all.isEmpty)
+  }
+
+  @Test("each middleware is asked once per action type, not once per action")
+  func askedOncePerType() throws {
+    let store = try makeStore(
+      mutators: [counterMutator, itemsMutator],
+      middleware: [middleware("a"), middleware("b", wants: [Append.self])])
+    for value in 0..<5 {
+      store.dispatch(Increment())
+      store.dispatch(Append(value: value))
+    }
+    #expect(store.state.counter == 5)
+    #expect(record.questions("a", about: Increment.self) == 1)
+    #expect(record.questions("b", about: Increment.self) == 1)
+    #expect(record.questions("b", about: Append.self) == 1)
+  }
+
+  @Test("an action passed on in place of another reaches the later middleware that want its type")
+  func transformedActionIsPlannedAgain() throws {
+    var mapper = middleware("map", wants: [Increment.self])
+    mapper.replacement = { action in (action as? Increment).map { Append(value: $0.by) } }
+    let store = try makeStore(
+      mutators: [counterMutator, itemsMutator],
+      middleware: [
+        mapper, middleware("increments", wants: [Increment.self]),
+        middleware("appends", wants: [Append.self]),
+      ])
+    let state = try store.dispatch(Increment(by: 4)).get()
+    #expect(state.items == [4])
+    #expect(state.counter == 0)
+    #expect(record.all == ["map:Increment", "appends:Append"])
+  }
+
+  @Test("adding or removing a middleware plans every type again")
+  func chainChangesReplan() throws {
+    let store = try makeStore(middleware: [middleware("a", wants: [Append.self])])
+    store.dispatch(Increment())
+    #expect(record.all.isEmpty)
+    try store.use(middleware("late"))
+    store.dispatch(Increment())
+    #expect(record.all == ["late:Increment"])
+    record.clear()
+    #expect(store.removeMiddleware(named: "late"))
+    store.dispatch(Increment())
+    #expect(record.all.isEmpty)
+    #expect(store.state.counter == 3)
+  }
+
+  @Test("queued follow-ups and dispatch([...]) are planned by their own types")
+  func erasedDispatchesArePlanned() throws {
+    let followUp = AnyMiddleware<TestState>(name: "follow-up") { action, context, next in
+      try next(action)
+      if action is Append { context.dispatch(Increment(by: 10)) }
+    }
+    let store = try makeStore(
+      mutators: [counterMutator, itemsMutator],
+      middleware: [middleware("all"), middleware("appends", wants: [Append.self]), followUp])
+    let state = try store.dispatch([Append(value: 1), Increment(by: 1)]).get()
+    #expect(state.items == [1])
+    #expect(state.counter == 11)
+    #expect(
+      record.all == [
+        "all:Append", "appends:Append", "all:Increment", "all:Increment",
+      ])
+  }
+}
