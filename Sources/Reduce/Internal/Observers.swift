@@ -14,8 +14,11 @@ final class CancellationFlag: Sendable {
 }
 
 /// One observer of a store, of any kind, with its place in the subscription order.
+///
+/// `@unchecked Sendable`: not final (a key-path observer is a ``ValueSink``), and every stored
+/// property is a `let` of a `Sendable` type.
 @usableFromInline
-final class Sink<State: Sendable>: Sendable {
+class Sink<State: Sendable>: @unchecked Sendable {
   @usableFromInline
   enum Delivery: Sendable {
     /// A whole-state observer.
@@ -42,12 +45,30 @@ final class Sink<State: Sendable>: Sendable {
   }
 }
 
+/// A key-path observer, with its closure typed for the value, so that its group can call it with
+/// the value it read once for all of them (see ``KeyPathValue/deliver(to:)``).
+@usableFromInline
+final class ValueSink<State: Sendable, Value: Equatable & Sendable>: Sink<State>,
+  @unchecked Sendable
+{
+  @usableFromInline let observer: @Sendable (Value) -> Void
+
+  @usableFromInline
+  init(
+    id: UInt64, flag: CancellationFlag, value: KeyPathValue<State, Value>,
+    observer: @escaping @Sendable (Value) -> Void, finish: (@Sendable () -> Void)?
+  ) {
+    self.observer = observer
+    super.init(id: id, flag: flag, delivery: .value { observer(value.last) }, finish: finish)
+  }
+}
+
 /// The last value a key path had, shared by every observer of that key path.
 ///
 /// `@unchecked Sendable`: the value lives behind a pointer that only the thread holding the
 /// store's dispatch turn reads or writes, so accesses are serialized by the turn.
 @usableFromInline
-final class KeyPathValue<State, Value: Equatable & Sendable>: @unchecked Sendable {
+final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @unchecked Sendable {
   @usableFromInline let path: KeyPath<State, Value> & Sendable
   /// The byte offset of the value in `State`, for a stored-property path.
   @usableFromInline let offset: Int?
@@ -68,6 +89,23 @@ final class KeyPathValue<State, Value: Equatable & Sendable>: @unchecked Sendabl
 
   /// The value after the last refresh.
   @inlinable var last: Value { storage.pointee }
+
+  /// Calls the observers of this value that are not cancelled, in order, with the value after
+  /// the last refresh, read in place.
+  ///
+  /// - Parameter sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
+  @inlinable
+  func deliver(to sinks: [Sink<State>]) {
+    // One copy for them all: the observers may not change it (only the turn holder refreshes it).
+    let value = storage.pointee
+    sinks.withUnsafeBufferPointer { sinks in
+      for index in sinks.indices {
+        // The snapshot holding `sinks` outlives the loop: no reference counting per observer.
+        unowned(unsafe) let sink = unsafeDowncast(sinks[index], to: ValueSink<State, Value>.self)
+        if !sink.flag.isCancelled { sink.observer(value) }
+      }
+    }
+  }
 
   /// Reads the value from the state; returns whether it differs from the last one, and keeps it.
   @inlinable
@@ -96,17 +134,21 @@ struct ScopedGroup<State: Sendable>: Sendable {
   @usableFromInline let range: Range<Int>?
   /// Reads, compares and keeps the value; specialised where the subscription was made.
   @usableFromInline let refresh: @Sendable (UnsafePointer<State>) -> Bool
+  /// Calls the group's observers with the refreshed value; specialised like `refresh`.
+  @usableFromInline let deliver: @Sendable ([Sink<State>]) -> Void
   @usableFromInline var sinks: [Sink<State>]
 
   @usableFromInline
   init(
     value: AnyObject & Sendable, keyPath: AnyKeyPath & Sendable, range: Range<Int>?,
-    refresh: @escaping @Sendable (UnsafePointer<State>) -> Bool, sinks: [Sink<State>]
+    refresh: @escaping @Sendable (UnsafePointer<State>) -> Bool,
+    deliver: @escaping @Sendable ([Sink<State>]) -> Void, sinks: [Sink<State>]
   ) {
     self.value = value
     self.keyPath = keyPath
     self.range = range
     self.refresh = refresh
+    self.deliver = deliver
     self.sinks = sinks
   }
 

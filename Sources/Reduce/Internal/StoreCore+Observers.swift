@@ -69,8 +69,10 @@ extension StoreCore {
       let group = ScopedGroup<State>(
         value: value, keyPath: path,
         range: offset.map { $0..<($0 + MemoryLayout<Value>.size) },
-        refresh: { value.refresh(from: $0) }, sinks: [])
-      let subscription = join(group, delivery: .value { observer(value.last) }, finish: finish)
+        refresh: { value.refresh(from: $0) }, deliver: { value.deliver(to: $0) }, sinks: [])
+      let subscription = join(group, finish: finish) { id, flag in
+        ValueSink(id: id, flag: flag, value: value, observer: observer, finish: finish)
+      }
       observer(value.last)
       return subscription
     }
@@ -79,15 +81,14 @@ extension StoreCore {
   /// Adds a key-path sink to its group (made if new), holding the turn.
   @usableFromInline
   func join(
-    _ group: ScopedGroup<State>, delivery: Sink<State>.Delivery, finish: (@Sendable () -> Void)?
-  )
-    -> Subscription
-  {
+    _ group: ScopedGroup<State>, finish: (@Sendable () -> Void)?,
+    sink makeSink: (UInt64, CancellationFlag) -> Sink<State>
+  ) -> Subscription {
     let flag = CancellationFlag()
     let (id, isOpen) = lock.withLock {
       let id = makeIDLocked()
       guard !fields.pointee.closed else { return (id, false) }
-      let sink = Sink(id: id, flag: flag, delivery: delivery, finish: finish)
+      let sink = makeSink(id, flag)
       updateObserversLocked { observers in
         if let index = observers.groups.firstIndex(where: { $0.value === group.value }) {
           observers.groups[index].sinks.append(sink)

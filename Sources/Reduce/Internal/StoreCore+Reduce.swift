@@ -335,6 +335,8 @@ extension StoreCore {
     }
     guard let observers, !observers.isEmpty else { return }
     var first: [Sink<State>]?
+    /// The key-path group `first` belongs to, if it does.
+    var firstGroup: ScopedGroup<State>?
     var more: [[Sink<State>]] = []
     func due(_ sinks: [Sink<State>]) {
       if first == nil { first = sinks } else { more.append(sinks) }
@@ -343,9 +345,16 @@ extension StoreCore {
     if !observers.changes.isEmpty, old != nil { due(observers.changes) }
     for group in observers.groups
     where group.mayHaveChanged(touched) && group.refresh(UnsafePointer(state)) {
+      if first == nil { firstGroup = group }
       due(group.sinks)
     }
     guard let first else { return }
+    if more.isEmpty, let firstGroup {
+      // One key path changed and nobody else is due: its group calls its observers with the
+      // value it read once, each closure typed for it.
+      firstGroup.deliver(first)
+      return
+    }
     var current: State?
     var change: StateChange<State>?
     func deliver(_ sink: Sink<State>) {
