@@ -135,20 +135,20 @@ public struct AnyMiddleware<State: Sendable>: Middleware {
 /// the chain and the reducers then run serialized with every other dispatch, with the chain the
 /// dispatch started with. A `next` kept after its store is deinitialised delivers nothing.
 public struct Next<State: Sendable>: Sendable {
-  @usableFromInline let core: StoreCore<State>
   @usableFromInline let plan: ChainPlan<State>
   @usableFromInline let index: Int
   @usableFromInline let item: UInt64
   @usableFromInline let thread: ThreadID
 
   @inlinable
-  init(core: StoreCore<State>, plan: ChainPlan<State>, index: Int, item: UInt64) {
-    self.core = core
+  init(plan: ChainPlan<State>, index: Int, item: UInt64) {
     self.plan = plan
     self.index = index
     self.item = item
     self.thread = ThreadID.current
   }
+
+  @inlinable var core: StoreCore<State> { plan.core }
 
   /// Passes an action on.
   ///
@@ -189,19 +189,22 @@ public struct Next<State: Sendable>: Sendable {
 
 /// What a middleware can do with its store besides passing the action on.
 public struct MiddlewareContext<State: Sendable>: Sendable {
-  @usableFromInline let core: StoreCore<State>
-  @usableFromInline let entry: MiddlewareEntry<State>
+  /// The plan being run, and this middleware's place in it.
+  @usableFromInline let plan: ChainPlan<State>
+  @usableFromInline let index: Int
   /// The name of the middleware this context was given to.
-  public var middlewareName: String { entry.name }
+  public var middlewareName: String { plan.entries[index].name }
   /// The action being handled.
   public let action: any Action
 
   @inlinable
-  init(core: StoreCore<State>, entry: MiddlewareEntry<State>, action: any Action) {
-    self.core = core
-    self.entry = entry
+  init(plan: ChainPlan<State>, index: Int, action: any Action) {
+    self.plan = plan
+    self.index = index
     self.action = action
   }
+
+  @inlinable var core: StoreCore<State> { plan.core }
 
   /// The identity of the store this context belongs to, as given to
   /// ``Middleware/willAttach(to:)`` and ``Middleware/didDetach(from:)``.

@@ -4,8 +4,14 @@
 /// (``Middleware/handles(_:)``) and keeps the answer here: an action then visits only the
 /// middleware that want it, and an action no middleware wants is reduced as in a store without
 /// middleware.
+///
+/// A plan refers to its store's core, so that a `Next` and a context need only the plan: one
+/// reference to count per middleware call instead of two each. The store's plans refer to the
+/// core in turn; the store breaks that cycle when it closes.
 @usableFromInline
 final class ChainPlan<State: Sendable>: Sendable {
+  /// The engine of the store the plan was made for.
+  @usableFromInline let core: StoreCore<State>
   /// The action type planned for.
   @usableFromInline let actionType: ObjectIdentifier
   /// The middleware that handle it, outermost first.
@@ -16,9 +22,10 @@ final class ChainPlan<State: Sendable>: Sendable {
   let chain: [MiddlewareEntry<State>]
 
   init(
-    actionType: ObjectIdentifier, entries: [MiddlewareEntry<State>], positions: [Int],
-    chain: [MiddlewareEntry<State>]
+    core: StoreCore<State>, actionType: ObjectIdentifier, entries: [MiddlewareEntry<State>],
+    positions: [Int], chain: [MiddlewareEntry<State>]
   ) {
+    self.core = core
     self.actionType = actionType
     self.entries = entries
     self.positions = positions
@@ -28,7 +35,10 @@ final class ChainPlan<State: Sendable>: Sendable {
   /// Plans `type` over the part of `chain` from position `start` on, asking each middleware.
   ///
   /// It calls the middleware's ``Middleware/handles(_:)``: not under the store's lock.
-  convenience init(_ type: any Action.Type, chain: [MiddlewareEntry<State>], from start: Int = 0) {
+  convenience init(
+    _ type: any Action.Type, core: StoreCore<State>, chain: [MiddlewareEntry<State>],
+    from start: Int = 0
+  ) {
     var entries: [MiddlewareEntry<State>] = []
     var positions: [Int] = []
     for position in chain.indices where position >= start {
@@ -37,7 +47,8 @@ final class ChainPlan<State: Sendable>: Sendable {
       positions.append(position)
     }
     self.init(
-      actionType: ObjectIdentifier(type), entries: entries, positions: positions, chain: chain)
+      core: core, actionType: ObjectIdentifier(type), entries: entries, positions: positions,
+      chain: chain)
   }
 
   /// The plan for an action of `type` that the middleware at `index - 1` of this plan passed on
@@ -50,7 +61,7 @@ final class ChainPlan<State: Sendable>: Sendable {
   @usableFromInline
   func remainder(from index: Int, for type: any Action.Type) -> ChainPlan {
     let start = index > 0 ? positions[index - 1] + 1 : 0
-    return ChainPlan(type, chain: chain, from: start)
+    return ChainPlan(type, core: core, chain: chain, from: start)
   }
 }
 

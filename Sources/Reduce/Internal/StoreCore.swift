@@ -487,27 +487,34 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ) throws(DispatchError) {
     let entries = plan.entries
     guard index < entries.count else {
-      lock.lock()
-      let actionType = ObjectIdentifier(type(of: action))
-      if actionType != replaceStateType, actionType != ObjectIdentifier(Batch.self),
-        reduceErasedSimpleReleasingLock(action, actionType)
-      {
-        return
-      }
-      switch reduceErasedReleasingLock(action) {
-      case .failed(let error): throw error
-      case .committed, .released: return
-      }
+      try reduceLeavingChain(action)
+      return
     }
     let entry = entries[index]
-    let next = Next(core: self, plan: plan, index: index + 1, item: item)
-    let context = MiddlewareContext(core: self, entry: entry, action: action)
+    let next = Next(plan: plan, index: index + 1, item: item)
+    let context = MiddlewareContext(plan: plan, index: index, action: action)
     do {
-      try entry.middleware.handle(action, context: context, next: next)
+      try entry.middleware.handle(context.action, context: context, next: next)
     } catch let error as DispatchError {
       throw error
     } catch {
-      throw .rejected(by: entry.name, action: action, underlying: error)
+      throw .rejected(by: entry.name, action: context.action, underlying: error)
+    }
+  }
+
+  /// Reduces an action that has left the middleware chain, holding the turn.
+  @inlinable
+  func reduceLeavingChain(_ action: any Action) throws(DispatchError) {
+    lock.lock()
+    let actionType = ObjectIdentifier(type(of: action))
+    if actionType != replaceStateType, actionType != ObjectIdentifier(Batch.self),
+      reduceErasedSimpleReleasingLock(action, actionType)
+    {
+      return
+    }
+    switch reduceErasedReleasingLock(action) {
+    case .failed(let error): throw error
+    case .committed, .released: return
     }
   }
 
@@ -529,7 +536,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// in the meantime; holding the turn, not the lock (the middleware are asked).
   @usableFromInline
   func makePlan(for type: any Action.Type, _ plans: ChainPlans<State>) -> ChainPlan<State> {
-    let plan = ChainPlan(type, chain: plans.chain)
+    let plan = ChainPlan(type, core: self, chain: plans.chain)
     lock.withLock {
       if fields.pointee.plans === plans { fields.pointee.plans = plans.adding(plan) }
     }
