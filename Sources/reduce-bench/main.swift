@@ -11,12 +11,13 @@
 #endif
 
 let usage = """
-  usage: reduce-bench [--json] [--filter NAME] [--quick] [--repetitions N] [--list]
+  usage: reduce-bench [--json] [--filter NAME] [--quick] [--repetitions N] [--list] [--help]
     --json           print one JSON object instead of the table
     --filter NAME    run only the workloads whose name contains NAME (repeatable)
     --quick          run 1/1000 of the dispatches (a smoke run, not a measurement)
     --repetitions N  timed repetitions per side after the warm-up (default 5, at least 1)
     --list           print the workload names and exit
+    --help           print this help and exit
     --profile NAME --dispatches N
                      set up the workload NAME and dispatch N actions through its store once,
                      with no warm-up, baseline or timing: for instruction counts under
@@ -29,6 +30,7 @@ struct Options {
   var quick = false
   var repetitions = 5
   var list = false
+  var help = false
   var profile: String?
   var dispatches: Int?
 }
@@ -57,6 +59,7 @@ func parse(_ arguments: [String]) throws(ArgumentError) -> Options {
     case "--json": options.json = true
     case "--quick": options.quick = true
     case "--list": options.list = true
+    case "--help", "-h": options.help = true
     case "--filter":
       guard let value = rest.popFirst() else { throw .missingValue(argument) }
       options.filters.append(value)
@@ -93,6 +96,11 @@ do {
   options = try parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
   fail(error.description)
+}
+
+if options.help {
+  print(usage)
+  exit(0)
 }
 
 let workloads = allWorkloads()

@@ -53,6 +53,14 @@ enum BenchCommand {
     #expect(expected.isSubset(of: names))
   }
 
+  @Test("--help prints the usage on standard output and exits 0")
+  func help() throws {
+    let result = try BenchCommand.run(["--help"])
+    #expect(result.status == 0)
+    #expect(result.standardOutput.contains("usage: reduce-bench"))
+    #expect(result.standardOutput.contains("--profile NAME --dispatches N"))
+  }
+
   @Test(
     "a bad argument exits 64 with a usage line", arguments: [["--bogus"], ["--repetitions", "0"]])
   func usageError(arguments: [String]) throws {
