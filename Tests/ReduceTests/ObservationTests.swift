@@ -1,5 +1,6 @@
 import Observation
 import Reduce
+import Synchronization
 import Testing
 
 @Suite struct ObservationTests {
@@ -160,6 +161,38 @@ import Testing
     }
     store.dispatch(Increment())
     #expect(calls.values == ["state", "counter"])
+  }
+
+  @Test(
+    "observers of one key path: called in order with the new value; one cancelled by an earlier one is not called, and cancelling oneself is safe"
+  )
+  func oneKeyPathGroup() throws {
+    let store = try makeStore()
+    let calls = Probe<String>()
+    let later = Mutex<Subscription?>(nil)
+    let own = Mutex<Subscription?>(nil)
+    let first = store.subscribe(to: \.counter) { value in
+      calls.append("first \(value)")
+      if value == 2 { later.withLock { $0 }?.cancel() }
+    }
+    let second = store.subscribe(to: \.counter) { value in
+      calls.append("second \(value)")
+      if value == 1 { own.withLock { $0 }?.cancel() }
+    }
+    own.withLock { $0 = second }
+    let third = store.subscribe(to: \.counter) { value in calls.append("third \(value)") }
+    later.withLock { $0 = third }
+    store.dispatch(Increment())
+    store.dispatch(Increment())
+    store.dispatch(Increment())
+    #expect(
+      calls.values == [
+        "first 0", "second 0", "third 0",
+        "first 1", "second 1", "third 1",
+        "first 2",
+        "first 3",
+      ])
+    withExtendedLifetime(first) {}
   }
 
   @Test("cancelling twice does nothing more")

@@ -100,9 +100,14 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
     let value = storage.pointee
     sinks.withUnsafeBufferPointer { sinks in
       for index in sinks.indices {
-        // The snapshot holding `sinks` outlives the loop: no reference counting per observer.
-        unowned(unsafe) let sink = unsafeDowncast(sinks[index], to: ValueSink<State, Value>.self)
-        if !sink.flag.isCancelled { sink.observer(value) }
+        // `sinks` (a snapshot nobody changes) keeps every sink, and each sink its closure, alive
+        // for the whole loop: a guaranteed reference reads and calls the closure with no
+        // reference counting per observer.
+        let sink = Unmanaged.passUnretained(
+          unsafeDowncast(sinks[index], to: ValueSink<State, Value>.self))
+        sink._withUnsafeGuaranteedRef { sink in
+          if !sink.flag.isCancelled { sink.observer(value) }
+        }
       }
     }
   }
