@@ -490,16 +490,21 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       try reduceLeavingChain(action)
       return
     }
-    let entry = entries[index]
     let next = Next(plan: plan, index: index + 1, item: item)
     let context = MiddlewareContext(plan: plan, index: index, action: action)
-    do {
-      try entry.middleware.handle(context.action, context: context, next: next)
-    } catch let error as DispatchError {
-      throw error
-    } catch {
-      throw .rejected(by: entry.name, action: context.action, underlying: error)
-    }
+    // The plan keeps its entries alive: the entry is used through a guaranteed reference.
+    let failure: DispatchError? = Unmanaged.passUnretained(entries[index])
+      ._withUnsafeGuaranteedRef { entry in
+        do {
+          try entry.middleware.handle(context.action, context: context, next: next)
+          return nil
+        } catch let error as DispatchError {
+          return error
+        } catch {
+          return .rejected(by: entry.name, action: context.action, underlying: error)
+        }
+      }
+    if let failure { throw failure }
   }
 
   /// Reduces an action that has left the middleware chain, holding the turn.
