@@ -161,6 +161,18 @@ public struct Next<State: Sendable>: Sendable {
     try pass(action, as: A.self)
   }
 
+  /// Passes on an action known as `any Action`, such as the one `handle` was given, without
+  /// boxing it again.
+  ///
+  /// - Parameter action: The action for the rest of the chain: the one handled, or another.
+  /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers, as for a typed
+  ///   action.
+  @inlinable @inline(__always)
+  public func callAsFunction(_ action: any Action) throws(DispatchError) {
+    func typeOf<A: Action>(_: A) -> any Action.Type { A.self }
+    try pass(action, as: typeOf(action))
+  }
+
   /// An action of the type the chain was planned for goes on to the next middleware of the
   /// plan; one of another type (the middleware passed on a different action) to the next
   /// middleware after this one that handles that type.
