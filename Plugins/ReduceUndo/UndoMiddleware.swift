@@ -27,6 +27,9 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   public let limit: Int
   private let engine: any UndoEngine<State>
   private let registrar = ObservationRegistrar()
+  /// `\.status`, made once: a key path literal of a generic class is built anew each time it is
+  /// evaluated, which cost more than recording a step.
+  private let statusPath: KeyPath<UndoMiddleware, UndoStatus> & Sendable = \.status
 
   private init(name: String, limit: Int, engine: any UndoEngine<State>) {
     self.name = name
@@ -115,7 +118,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
 
   /// What can be undone and redone now.
   public var status: UndoStatus {
-    registrar.access(self, keyPath: \.status)
+    registrar.access(self, keyPath: statusPath)
     return engine.status
   }
 
@@ -161,7 +164,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     throws
   {
     if try engine.handle(action, context: context, next: next) {
-      registrar.withMutation(of: self, keyPath: \.status) {}
+      registrar.withMutation(of: self, keyPath: statusPath) {}
     }
   }
 
@@ -178,7 +181,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// - Parameter store: The store's identity.
   public func didDetach(from store: ObjectIdentifier) {
     if engine.detach(from: store) {
-      registrar.withMutation(of: self, keyPath: \.status) {}
+      registrar.withMutation(of: self, keyPath: statusPath) {}
     }
   }
 }

@@ -1,7 +1,7 @@
 /// One step of an undo history: a tracked state to restore, and the step's label.
-struct UndoStep<Substate: Sendable>: Sendable {
+struct UndoStep: Sendable {
   /// The state to restore: before the step while it is in the past, after it in the future.
-  var snapshot: Substate
+  var snapshot: any Sendable
   /// The step's name, for "Undo Typing" menus.
   var label: String?
 }
@@ -9,8 +9,15 @@ struct UndoStep<Substate: Sendable>: Sendable {
 /// A `groupBy` key, compared by value.
 ///
 /// The comparison runs the key type's `==`, which is user code: never under a lock.
-struct GroupKey: Equatable, Sendable {
+///
+/// A class, so that the values holding one (`Grouping`, the history) are copied by retaining it,
+/// not through the runtime's generic copy of an existential.
+final class GroupKey: Equatable, Sendable {
   let base: any Hashable & Sendable
+
+  init(_ base: any Hashable & Sendable) {
+    self.base = base
+  }
 
   static func == (lhs: GroupKey, rhs: GroupKey) -> Bool {
     AnyHashable(lhs.base) == AnyHashable(rhs.base)
@@ -31,23 +38,28 @@ struct Grouping: Sendable {
 
 /// History taken out of an ``UndoHistory``, to be released after the lock is given up: the
 /// tracked state's deinitialisers are user code.
-struct Released<Substate: Sendable>: Sendable {
-  var oldest: UndoStep<Substate>?
-  var future: [UndoStep<Substate>] = []
-  var past: RingBuffer<UndoStep<Substate>>?
+struct Released: Sendable {
+  var oldest: UndoStep?
+  var future: [UndoStep] = []
+  var past: RingBuffer<UndoStep>?
 }
 
 /// The undo history of one tracked value: a pure state machine, guarded by its owner's lock.
+///
+/// It holds the tracked values as `any Sendable`, not as a generic type: the recorder's code is
+/// compiled once for every state type, and a generic history would make it look up the metadata
+/// of its generic types (history, steps, ring buffer) on each action, which cost more than the
+/// rest of recording together.
 ///
 /// `past` holds, for each step that can be undone, the state before it; `future` (newest last)
 /// holds, for each step that can be redone, the state after it; `recorded` is the state of the
 /// newest recorded step. The current state may differ from `recorded` by filtered-out changes:
 /// undo and redo land on recorded states only. `past.count + future.count <= limit` always.
-struct UndoHistory<Substate: Sendable>: Sendable {
-  private(set) var past: RingBuffer<UndoStep<Substate>>
-  private(set) var future: [UndoStep<Substate>] = []
+struct UndoHistory: Sendable {
+  private(set) var past: RingBuffer<UndoStep>
+  private(set) var future: [UndoStep] = []
   /// The tracked state of the newest recorded step; nil until the first action was seen.
-  private(set) var recorded: Substate?
+  private(set) var recorded: (any Sendable)?
   private var openKey: GroupKey?
   private var depth = 0
   private var groupLabel: String?
@@ -83,7 +95,7 @@ struct UndoHistory<Substate: Sendable>: Sendable {
   }
 
   /// Takes the state first seen as the starting point of the history.
-  mutating func noteBaseline(_ state: Substate) {
+  mutating func noteBaseline(_ state: any Sendable) {
     if recorded == nil { recorded = state }
   }
 
@@ -98,10 +110,10 @@ struct UndoHistory<Substate: Sendable>: Sendable {
   ///   - label: The new step's label (ignored when merging).
   ///   - key: The action's `groupBy` key.
   /// - Returns: The steps dropped: the redo future, and the oldest step when over the limit.
-  mutating func record(_ after: Substate, merging: Bool, label: String?, key: GroupKey?)
-    -> Released<Substate>
+  mutating func record(_ after: any Sendable, merging: Bool, label: String?, key: GroupKey?)
+    -> Released
   {
-    var released = Released<Substate>()
+    var released = Released()
     swap(&released.future, &future)
     redoLabel = nil
     if !merging, let base = recorded {
@@ -161,7 +173,7 @@ struct UndoHistory<Substate: Sendable>: Sendable {
   /// - Parameter offset: Negative into the past, positive into the future.
   /// - Returns: The number of steps the jump moves, clamped to those that exist, and the
   ///   tracked state it restores; nil when it moves no step.
-  func destination(ofJump offset: Int) -> (steps: Int, snapshot: Substate)? {
+  func destination(ofJump offset: Int) -> (steps: Int, snapshot: any Sendable)? {
     if offset < 0 {
       let steps = Int(min(UInt(past.count), offset.magnitude))
       guard steps > 0, let step = past.element(at: past.count - steps) else { return nil }
@@ -197,8 +209,8 @@ struct UndoHistory<Substate: Sendable>: Sendable {
   ///
   /// - Parameter present: The tracked state now.
   /// - Returns: The steps forgotten.
-  mutating func clear(keeping present: Substate) -> Released<Substate> {
-    var released = Released<Substate>()
+  mutating func clear(keeping present: any Sendable) -> Released {
+    var released = Released()
     released.past = past.removeAll()
     swap(&released.future, &future)
     refreshLabels()

@@ -25,6 +25,20 @@ struct UndoOptions: Sendable {
   let label: (@Sendable (any Action) -> String?)?
 }
 
+/// What an ``UndoRecorder`` keeps under its lock: the history, the store served, and the
+/// status streams.
+struct UndoBook: Sendable {
+  var history: UndoHistory
+  /// The store served, if any.
+  var store: ObjectIdentifier?
+  /// Changes whenever the store is left, so that a decision made before can be dropped.
+  var epoch: UInt64 = 0
+  /// The status last published.
+  var published = UndoStatus()
+  var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
+  var lastSinkID: UInt64 = 0
+}
+
 /// Records the changes of one tracked substate and restores them.
 ///
 /// Every call of `handle` happens holding the store's dispatch turn, so calls never overlap:
@@ -33,17 +47,6 @@ struct UndoOptions: Sendable {
 /// readers on other threads (`status`, `statuses`) and against `detach`. Under it run no user
 /// code (no `==`, no option closure, no deinitialiser of a tracked state) and no `next`.
 final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoEngine {
-  struct Book: Sendable {
-    var history: UndoHistory<Substate>
-    /// The store served, if any.
-    var store: ObjectIdentifier?
-    /// Changes whenever the store is left, so that a decision made before can be dropped.
-    var epoch: UInt64 = 0
-    /// The status last published.
-    var published = UndoStatus()
-    var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
-    var lastSinkID: UInt64 = 0
-  }
 
   let name: String
   let options: UndoOptions
@@ -53,7 +56,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
   /// The types of the ordinary actions seen so far.
   private let ordinary = ActionTypeSet()
-  private let book: Locked<Book>
+  private let book: Locked<UndoBook>
 
   /// Creates a recorder.
   ///
@@ -75,7 +78,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     self.read = read
     self.embed = embed
     self.forward = forward
-    self.book = Locked(Book(history: UndoHistory(limit: options.limit)))
+    self.book = Locked(UndoBook(history: UndoHistory(limit: options.limit)))
   }
 
   deinit {
@@ -99,10 +102,10 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
 
   func detach(from store: ObjectIdentifier) -> Bool {
     let (changed, released) = book.withLock { book in
-      guard book.store == store else { return (false, UndoHistory<Substate>?.none) }
+      guard book.store == store else { return (false, UndoHistory?.none) }
       book.store = nil
       book.epoch &+= 1
-      var old = UndoHistory<Substate>(limit: options.limit)
+      var old = UndoHistory(limit: options.limit)
       swap(&old, &book.history)
       return (Self.publishLocked(&book), old)
     }
@@ -193,17 +196,18 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   private func travel(_ offset: Int, context: MiddlewareContext<State>, next: Next<State>) throws
     -> Bool
   {
-    let plan = book.withLock { book -> (epoch: UInt64, snapshot: Substate)? in
+    let plan = book.withLock { book -> (epoch: UInt64, snapshot: any Sendable)? in
       guard book.store != nil else { return nil }
       book.history.seal()
       guard let destination = book.history.destination(ofJump: offset) else { return nil }
       return (book.epoch, destination.snapshot)
     }
-    guard let plan else { return false }
+    // The history holds only values this recorder read: the cast cannot fail.
+    guard let plan, let snapshot = plan.snapshot as? Substate else { return false }
     // Down the chain, not from its top: middleware before this one see the command itself (and
     // a logger there the change it made); this middleware does not see the replacement, so
     // restoring never records a step.
-    try next(ReplaceState(embed(context, plan.snapshot)))
+    try next(ReplaceState(embed(context, snapshot)))
     return commit(epoch: plan.epoch) { history in
       history.jump(offset)
       return Released()
@@ -221,10 +225,10 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///
   /// - Returns: Whether the status changed.
   private func commit(
-    epoch: UInt64, _ change: (inout UndoHistory<Substate>) -> Released<Substate>
+    epoch: UInt64, _ change: (inout UndoHistory) -> Released
   ) -> Bool {
     let (changed, released) = book.withLock { book in
-      guard book.epoch == epoch, book.store != nil else { return (false, Released<Substate>()) }
+      guard book.epoch == epoch, book.store != nil else { return (false, Released()) }
       let released = change(&book.history)
       return (Self.publishLocked(&book), released)
     }
@@ -236,11 +240,13 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///
   /// Yielding runs no user code, and doing it under the lock keeps every stream in publication
   /// order.
-  private static func publishLocked(_ book: inout Book) -> Bool {
+  private static func publishLocked(_ book: inout UndoBook) -> Bool {
     let status = book.history.status
     guard status != book.published else { return false }
     book.published = status
-    for sink in book.sinks.values { sink.yield(status) }
+    if !book.sinks.isEmpty {
+      for sink in book.sinks.values { sink.yield(status) }
+    }
     return true
   }
 
