@@ -169,4 +169,57 @@ enum DiffFixture {
         LogEntry.Change(path: "items[2]", old: #"Item(name: "c", quantity: 1)"#, new: nil)))
     #expect(changes.contains(LogEntry.Change(path: #"scores["new"]"#, old: nil, new: "7")))
   }
+
+  struct Account: Sendable, Equatable {
+    var user = "ada"
+    var password = "secret"
+    var visits = 0
+    var tags: [String] = []
+  }
+
+  /// The same fields, but reflected through a mirror of its own that hides `visits`.
+  struct MirroredAccount: Sendable, CustomReflectable {
+    var user = "ada"
+    var visits = 0
+    var customMirror: Mirror { Mirror(self, children: ["user": user]) }
+  }
+
+  @Test("a struct state is compared property by property: only changes, redacted ones hidden")
+  func structStateInPlace() throws {
+    let sink = RecordingSink()
+    let store = try Store(
+      initialState: Account(), middleware: [LoggingMiddleware<Account>(sink: sink)])
+    var after = Account()
+    after.password = "hunter2"
+    after.visits = 3
+    after.tags = ["new"]
+    _ = try store.dispatch(ReplaceState(after)).get()
+    let changes = try #require(sink.entries.first?.changes)
+    #expect(
+      changes == [
+        LogEntry.Change(path: "password", old: "<redacted>", new: "<redacted>"),
+        LogEntry.Change(path: "visits", old: "0", new: "3"),
+        LogEntry.Change(path: "tags[0]", old: nil, new: #""new""#),
+      ])
+    _ = try store.dispatch(ReplaceState(after)).get()
+    #expect(sink.entries.last?.changes == [])
+  }
+
+  @Test("a state with a custom mirror is diffed through its mirror, not its stored properties")
+  func customMirrorState() throws {
+    let sink = RecordingSink()
+    let store = try Store(
+      initialState: MirroredAccount(),
+      middleware: [LoggingMiddleware<MirroredAccount>(sink: sink)])
+    var after = MirroredAccount()
+    after.visits = 5
+    _ = try store.dispatch(ReplaceState(after)).get()
+    #expect(sink.entries.first?.changes == [])
+    after.user = "grace"
+    _ = try store.dispatch(ReplaceState(after)).get()
+    #expect(
+      sink.entries.last?.changes == [
+        LogEntry.Change(path: "user", old: #""ada""#, new: #""grace""#)
+      ])
+  }
 }

@@ -219,15 +219,15 @@ extension Renderer {
   /// `CustomDebugStringConvertible` (floating point, `String`), `description` for the others.
   static func commonLeafText(_ value: Any) -> String? {
     switch ObjectIdentifier(type(of: value)) {
-    case ObjectIdentifier(Int.self): (value as? Int).map({ $0.description })
-    case ObjectIdentifier(Int64.self): (value as? Int64).map({ $0.description })
-    case ObjectIdentifier(Int32.self): (value as? Int32).map({ $0.description })
-    case ObjectIdentifier(UInt.self): (value as? UInt).map({ $0.description })
-    case ObjectIdentifier(UInt64.self): (value as? UInt64).map({ $0.description })
-    case ObjectIdentifier(Double.self): (value as? Double).map({ $0.debugDescription })
-    case ObjectIdentifier(Float.self): (value as? Float).map({ $0.debugDescription })
-    case ObjectIdentifier(Bool.self): (value as? Bool).map({ $0.description })
-    case ObjectIdentifier(String.self): (value as? String).map({ $0.debugDescription })
+    case ObjectIdentifier(Int.self): unbox(value, as: Int.self).description
+    case ObjectIdentifier(Int64.self): unbox(value, as: Int64.self).description
+    case ObjectIdentifier(Int32.self): unbox(value, as: Int32.self).description
+    case ObjectIdentifier(UInt.self): unbox(value, as: UInt.self).description
+    case ObjectIdentifier(UInt64.self): unbox(value, as: UInt64.self).description
+    case ObjectIdentifier(Double.self): unbox(value, as: Double.self).debugDescription
+    case ObjectIdentifier(Float.self): unbox(value, as: Float.self).debugDescription
+    case ObjectIdentifier(Bool.self): unbox(value, as: Bool.self).description
+    case ObjectIdentifier(String.self): unbox(value, as: String.self).debugDescription
     default: nil
     }
   }
@@ -255,13 +255,25 @@ extension Renderer {
     }
   }
 
+  /// The value inside `value`, whose dynamic type the caller found to be `T` by its identity.
+  ///
+  /// Cheaper than `as? T`, a dynamic cast that searches for a conversion: the existential is
+  /// opened and its value read as `T`.
+  private static func unbox<T>(_ value: Any, as type: T.Type) -> T {
+    func read<Boxed>(_ boxed: Boxed) -> T {
+      withUnsafePointer(to: boxed) { UnsafeRawPointer($0).assumingMemoryBound(to: T.self).pointee }
+    }
+    return read(value)
+  }
+
   /// Compares two values known to be of type `T`; `text` must be what `String(reflecting:)`
   /// gives for `T`: `debugDescription` for a `CustomDebugStringConvertible` type, else
   /// `description` (its order of preference).
   private static func compare<T: Equatable>(
     _ old: Any, _ new: Any, as type: T.Type, _ text: (T) -> String
   ) -> LeafComparison? {
-    guard let old = old as? T, let new = new as? T else { return nil }
+    let old = unbox(old, as: T.self)
+    let new = unbox(new, as: T.self)
     if old == new { return .equal }
     return .different(old: text(old), new: text(new))
   }
