@@ -68,15 +68,12 @@ final class ChainPlan<State: Sendable>: Sendable {
 /// The chain of a store and the plans made for it so far: an immutable snapshot, replaced as a
 /// whole when the chain changes or a plan is added.
 ///
-/// Plans are found by the action type's identity in an open-addressing table, as mutators'
-/// routes are (see `Registry`): one multiplication and, usually, one comparison.
+/// Plans are found by the action type's identity in a ``TypeTable``, as mutators' routes are.
 @usableFromInline
 final class ChainPlans<State: Sendable>: Sendable {
   /// The middleware, outermost first.
   @usableFromInline let chain: [MiddlewareEntry<State>]
-  @usableFromInline let tableKeys: [UInt]
-  @usableFromInline let tablePlans: [ChainPlan<State>?]
-  @usableFromInline let tableShift: UInt
+  @usableFromInline let table: TypeTable<ChainPlan<State>?>
   /// The plans in the table, in the order they were made.
   let plans: [ChainPlan<State>]
 
@@ -84,39 +81,13 @@ final class ChainPlans<State: Sendable>: Sendable {
   init(chain: [MiddlewareEntry<State>], plans: [ChainPlan<State>] = []) {
     self.chain = chain
     self.plans = plans
-    var capacity = 8
-    var bits: UInt = 3
-    while capacity < plans.count * 2 {
-      capacity *= 2
-      bits += 1
-    }
-    var keys = [UInt](repeating: 0, count: capacity)
-    var table = [ChainPlan<State>?](repeating: nil, count: capacity)
-    let shift = UInt(UInt.bitWidth) - bits
-    for plan in plans {
-      let key = UInt(bitPattern: plan.actionType)
-      var index = Registry<State>.slot(of: key, shift: shift)
-      while keys[index] != 0 { index = (index + 1) & (capacity - 1) }
-      keys[index] = key
-      table[index] = plan
-    }
-    tableKeys = keys
-    tablePlans = table
-    tableShift = shift
+    table = TypeTable(plans.map { ($0.actionType, $0) }, missing: nil)
   }
 
   /// The plan made for an action type, if any.
   @inlinable
   func plan(for actionType: ObjectIdentifier) -> ChainPlan<State>? {
-    let key = UInt(bitPattern: actionType)
-    let mask = tableKeys.count - 1
-    var index = Registry<State>.slot(of: key, shift: tableShift)
-    while true {
-      let candidate = tableKeys[index]
-      if candidate == key { return tablePlans[index] }
-      if candidate == 0 { return nil }
-      index = (index + 1) & mask
-    }
+    table[actionType]
   }
 
   /// The snapshot with one more plan.

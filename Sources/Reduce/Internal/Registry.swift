@@ -41,11 +41,8 @@ struct RegisteredMutator<State: Sendable>: Sendable {
 @usableFromInline
 final class Registry<State: Sendable>: @unchecked Sendable {
   let entries: [RegisteredMutator<State>]
-  /// An open-addressing table from action type (`UInt(bitPattern:)` of its identifier; 0 marks
-  /// an empty slot) to route, at most half full, probed linearly.
-  @usableFromInline let tableKeys: [UInt]
-  @usableFromInline let tableRoutes: [Route<State>]
-  @usableFromInline let tableShift: UInt
+  /// The route of each action type some mutator names.
+  @usableFromInline let routes: TypeTable<Route<State>>
   /// The route of an action type no mutator names: the handlers of every action.
   @usableFromInline let anyActionRoute: Route<State>
 
@@ -65,14 +62,7 @@ final class Registry<State: Sendable>: @unchecked Sendable {
         actionTypes.append(actionType)
       }
     }
-    var capacity = 2
-    var bits: UInt = 1
-    while capacity < actionTypes.count * 2 {
-      capacity *= 2
-      bits += 1
-    }
-    var keys = [UInt](repeating: 0, count: capacity)
-    var routes = [Route<State>](repeating: anyActionRoute, count: capacity)
+    var routes: [(type: ObjectIdentifier, value: Route<State>)] = []
     for actionType in actionTypes {
       var steps: [RouteStep<State>] = []
       for entry in entries {
@@ -84,39 +74,19 @@ final class Registry<State: Sendable>: @unchecked Sendable {
           steps.append(RouteStep(key: mutator.key, handler: any, range: mutator.access.byteRange))
         }
       }
-      let key = UInt(bitPattern: actionType)
-      var index = Self.slot(of: key, shift: UInt(UInt.bitWidth) - bits)
-      while keys[index] != 0 { index = (index + 1) & (capacity - 1) }
-      keys[index] = key
-      routes[index] = Route(steps)
+      routes.append((actionType, Route(steps)))
     }
-    self.tableKeys = keys
-    self.tableRoutes = routes
-    self.tableShift = UInt(UInt.bitWidth) - bits
-  }
-
-  /// The first slot to probe for a key: Fibonacci hashing of the identifier's bits.
-  @inlinable
-  static func slot(of key: UInt, shift: UInt) -> Int {
-    Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    self.routes = TypeTable(routes, missing: anyActionRoute)
   }
 
   var keys: [MutatorKey] { entries.map(\.mutator.key) }
 
   /// The handlers that run for actions of the type `actionType`.
   ///
-  /// - Complexity: O(1): one dictionary look-up, whatever the number of mutators.
+  /// - Complexity: O(1): one table look-up, whatever the number of mutators.
   @inlinable
   func route(for actionType: ObjectIdentifier) -> Route<State> {
-    let key = UInt(bitPattern: actionType)
-    let mask = tableKeys.count - 1
-    var index = Self.slot(of: key, shift: tableShift)
-    while true {
-      let candidate = tableKeys[index]
-      if candidate == key { return tableRoutes[index] }
-      if candidate == 0 { return anyActionRoute }
-      index = (index + 1) & mask
-    }
+    routes[actionType]
   }
 
   /// Checks a mutator against this registry and the current state.
