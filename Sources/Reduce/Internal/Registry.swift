@@ -41,10 +41,9 @@ struct RegisteredMutator<State: Sendable>: Sendable {
 @usableFromInline
 final class Registry<State: Sendable>: @unchecked Sendable {
   let entries: [RegisteredMutator<State>]
-  /// The route of each action type some mutator names.
+  /// The route of each action type some mutator names; for every other type, the handlers of
+  /// every action.
   @usableFromInline let routes: TypeTable<Route<State>>
-  /// The route of an action type no mutator names: the handlers of every action.
-  @usableFromInline let anyActionRoute: Route<State>
 
   init(_ entries: [RegisteredMutator<State>] = []) {
     self.entries = entries
@@ -54,7 +53,6 @@ final class Registry<State: Sendable>: @unchecked Sendable {
           RouteStep(key: entry.mutator.key, handler: $0, range: entry.mutator.access.byteRange)
         }
       })
-    self.anyActionRoute = anyActionRoute
     var actionTypes: [ObjectIdentifier] = []
     for entry in entries {
       for case let actionType? in entry.mutator.handlers.map(\.actionType)
