@@ -144,4 +144,25 @@ struct Selective: Middleware {
         "all:Append", "appends:Append", "all:Increment", "all:Increment",
       ])
   }
+
+  @Test("a kept next called later with another type of action is planned for that type")
+  func keptNextPlansTheNewType() throws {
+    let kept = Box<Next<TestState>?>(nil)
+    let keeper = AnyMiddleware<TestState>(name: "keeper") { action, _, next in
+      if action is Increment { kept.value = next } else { try next(action) }
+    }
+    let store = try makeStore(
+      mutators: [counterMutator, itemsMutator],
+      middleware: [
+        keeper, middleware("increments", wants: [Increment.self]),
+        middleware("appends", wants: [Append.self]),
+      ])
+    store.dispatch(Increment())
+    #expect(record.all.isEmpty)
+    let next = try #require(kept.value)
+    try next(Append(value: 5))
+    #expect(store.state.items == [5])
+    #expect(store.state.counter == 0)
+    #expect(record.all == ["appends:Append"])
+  }
 }
