@@ -6,18 +6,23 @@
 /// It is `package`, not `public`: a plugin written outside this package brings its own lock.
 ///
 /// `@unchecked Sendable`: `value` is read and written only inside `withLock`, holding the lock.
+/// It lives behind a pointer, as the store's fields do, so that an access costs no dynamic
+/// exclusivity check: the lock already makes accesses exclusive.
 package final class Locked<Value>: @unchecked Sendable {
-  private var value: Value
+  private let value: UnsafeMutablePointer<Value>
   private let lock = Lock()
 
   /// Creates a guarded value.
   ///
   /// - Parameter value: The initial value.
   package init(_ value: Value) {
-    self.value = value
+    self.value = .allocate(capacity: 1)
+    self.value.initialize(to: value)
   }
 
   deinit {
+    value.deinitialize(count: 1)
+    value.deallocate()
     lock.destroy()
   }
 
@@ -34,6 +39,6 @@ package final class Locked<Value>: @unchecked Sendable {
   ) throws(Failure) -> Result {
     lock.lock()
     defer { lock.unlock() }
-    return try body(&value)
+    return try body(&value.pointee)
   }
 }
