@@ -54,7 +54,8 @@ public protocol Middleware<State>: Sendable {
   /// middleware for the types it declines: their actions go on as if `handle` had called
   /// `next(action)` at once, and an action no middleware wants is reduced as in a store
   /// without middleware. Decline only types whose actions you would pass on untouched, with no
-  /// effect of your own; the answer must depend on the type alone, not on time or state.
+  /// effect of your own; the answer must depend on the type alone, not on time or state. It may
+  /// be called from any thread, with no lock of the store held.
   ///
   /// The default is `true`: the middleware sees every action.
   ///
