@@ -45,7 +45,9 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   /// - Returns: The state after the action, or why it failed.
   @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    guarded([action]) { environment.base.dispatch(action) }
+    // A synchronous thunk is never cancelled: no guard, and no array to build.
+    guard environment.run != nil else { return environment.base.dispatch(action) }
+    return guarded([action])
   }
 
   /// Dispatches actions one after another from the top of the store's chain.
@@ -55,7 +57,7 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
     guard !actions.isEmpty else { return .success(state) }
-    return guarded(actions) { environment.base.dispatch(actions) }
+    return guarded(actions)
   }
 
   /// Starts another thunk and waits for its value, as `Store.perform(_:)` does.
@@ -74,10 +76,10 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
 
   /// Runs a dispatch, unless this is an async thunk that was cancelled: checked now, and again
   /// once the dispatch holds the store's turn, before any middleware sees it.
-  private func guarded(
-    _ actions: [any Action], _ dispatch: () -> Result<State, DispatchError>
-  ) -> Result<State, DispatchError> {
-    guard let run = environment.run, let first = actions.first else { return dispatch() }
+  private func guarded(_ actions: [any Action]) -> Result<State, DispatchError> {
+    guard let run = environment.run, let first = actions.first else {
+      return environment.base.dispatch(actions)
+    }
     let dropped = DispatchError.rejected(
       by: thunkMiddlewareName, action: first, underlying: CancellationError())
     if run.isCancelled { return .failure(dropped) }
