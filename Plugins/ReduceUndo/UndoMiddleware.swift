@@ -25,16 +25,36 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   public let name: String
   /// The most steps kept, past and future together; the oldest is dropped first.
   public let limit: Int
-  private let engine: any UndoEngine<State>
+  @usableFromInline let engine: any UndoEngine
+  /// Records one action or carries out a command; returns whether the status changed.
+  ///
+  /// Made where the store's state type is concrete, so that recording runs compiled for it.
+  @usableFromInline let record:
+    @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Bool
   private let registrar = ObservationRegistrar()
   /// `\.status`, made once: a key path literal of a generic class is built anew each time it is
   /// evaluated, which cost more than recording a step.
   private let statusPath: KeyPath<UndoMiddleware, UndoStatus> & Sendable = \.status
 
-  private init(name: String, limit: Int, engine: any UndoEngine<State>) {
+  @usableFromInline
+  init(
+    name: String, limit: Int, engine: any UndoEngine,
+    record: @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Bool
+  ) {
     self.name = name
     self.limit = limit
     self.engine = engine
+    self.record = record
+  }
+
+  /// Creates the middleware around a recorder, with the recording closure compiled where this
+  /// initialiser is inlined (where `State` is concrete).
+  @inlinable
+  convenience init<Substate>(recorder: UndoRecorder<State, Substate>) {
+    self.init(name: recorder.name, limit: recorder.options.limit, engine: recorder) {
+      action, context, next in
+      try recorder.record(action, context: context, next: next)
+    }
   }
 
   /// Creates an undo middleware that tracks one substate, through a key path.
@@ -83,35 +103,16 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     label: (@Sendable (any Action) -> String?)? = nil,
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
-    // Inlined where the store's state type is concrete, this closure is compiled for it: the
-    // rest of the chain then runs specialised instead of through generic metadata.
-    try self.init(
-      scope: scope, limit: limit, filter: filter, groupBy: groupBy, label: label, name: name
-    ) { action, next throws(DispatchError) in
-      try next(action)
-    }
-  }
-
-  @usableFromInline
-  convenience init<Substate: Equatable & Sendable>(
-    scope: Lens<State, Substate>,
-    limit: Int,
-    filter: (@Sendable (any Action) -> Bool)?,
-    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?,
-    label: (@Sendable (any Action) -> String?)?,
-    name: String,
-    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
-  ) throws(UndoError) {
-    guard limit >= 1 else { throw .invalidLimit(limit) }
-    let options = UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label)
-    let engine = UndoRecorder<State, Substate>(
-      name: name, options: options, read: scope.get,
-      embed: { context, substate in
-        var state = context.state
+    let recorder = try UndoRecorder<State, Substate>(
+      name: name,
+      options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
+      read: scope.get,
+      embed: { state, substate in
+        var state = state
         scope.set(&state, substate)
         return state
-      }, forward: forward)
-    self.init(name: name, limit: limit, engine: engine)
+      })
+    self.init(recorder: recorder)
   }
 
   // MARK: Status
@@ -163,7 +164,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    if try engine.handle(action, context: context, next: next) {
+    if try record(action, context, next) {
       registrar.withMutation(of: self, keyPath: statusPath) {}
     }
   }
@@ -206,27 +207,10 @@ extension UndoMiddleware where State: Equatable {
     label: (@Sendable (any Action) -> String?)? = nil,
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
-    // Inlined where the store's state type is concrete, this closure is compiled for it: the
-    // rest of the chain then runs specialised instead of through generic metadata.
-    try self.init(limit: limit, filter: filter, groupBy: groupBy, label: label, name: name) {
-      action, next throws(DispatchError) in
-      try next(action)
-    }
-  }
-
-  @usableFromInline
-  convenience init(
-    limit: Int,
-    filter: (@Sendable (any Action) -> Bool)?,
-    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?,
-    label: (@Sendable (any Action) -> String?)?,
-    name: String,
-    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
-  ) throws(UndoError) {
-    guard limit >= 1 else { throw .invalidLimit(limit) }
-    let options = UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label)
-    let engine = UndoRecorder<State, State>(
-      name: name, options: options, read: { $0 }, embed: { _, state in state }, forward: forward)
-    self.init(name: name, limit: limit, engine: engine)
+    let recorder = try UndoRecorder<State, State>(
+      name: name,
+      options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
+      read: { $0 }, embed: { _, state in state })
+    self.init(recorder: recorder)
   }
 }

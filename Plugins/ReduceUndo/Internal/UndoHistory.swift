@@ -1,9 +1,16 @@
 /// One step of an undo history: a tracked state to restore, and the step's label.
-struct UndoStep: Sendable {
+@usableFromInline
+struct UndoStep<Snapshot: Sendable>: Sendable {
   /// The state to restore: before the step while it is in the past, after it in the future.
-  var snapshot: any Sendable
+  @usableFromInline var snapshot: Snapshot
   /// The step's name, for "Undo Typing" menus.
-  var label: String?
+  @usableFromInline var label: String?
+
+  @inlinable
+  init(snapshot: Snapshot, label: String?) {
+    self.snapshot = snapshot
+    self.label = label
+  }
 }
 
 /// A `groupBy` key, compared by value.
@@ -12,90 +19,126 @@ struct UndoStep: Sendable {
 ///
 /// A class, so that the values holding one (`Grouping`, the history) are copied by retaining it,
 /// not through the runtime's generic copy of an existential.
+@usableFromInline
 final class GroupKey: Equatable, Sendable {
-  let base: any Hashable & Sendable
+  @usableFromInline let base: any Hashable & Sendable
 
+  @usableFromInline
   init(_ base: any Hashable & Sendable) {
     self.base = base
   }
 
+  @usableFromInline
   static func == (lhs: GroupKey, rhs: GroupKey) -> Bool {
     AnyHashable(lhs.base) == AnyHashable(rhs.base)
   }
 }
 
 /// What recording an action needs to know about the open group, read before the action runs.
+@usableFromInline
 struct Grouping: Sendable {
   /// The `groupBy` key of the newest step, while later actions with that key may merge into it.
-  let openKey: GroupKey?
+  @usableFromInline let openKey: GroupKey?
   /// How many explicit groups are open.
-  let depth: Int
+  @usableFromInline let depth: Int
   /// Whether the open explicit group already made the step that later changes merge into.
-  let groupHasStep: Bool
+  @usableFromInline let groupHasStep: Bool
   /// The label of the open explicit group.
-  let groupLabel: String?
+  @usableFromInline let groupLabel: String?
+
+  @inlinable
+  init(openKey: GroupKey?, depth: Int, groupHasStep: Bool, groupLabel: String?) {
+    self.openKey = openKey
+    self.depth = depth
+    self.groupHasStep = groupHasStep
+    self.groupLabel = groupLabel
+  }
 }
 
 /// History taken out of an ``UndoHistory``, to be released after the lock is given up: the
 /// tracked state's deinitialisers are user code.
-struct Released: Sendable {
-  var oldest: UndoStep?
-  var future: [UndoStep] = []
-  var past: RingBuffer<UndoStep>?
+@usableFromInline
+struct Released<Snapshot: Sendable>: Sendable {
+  @usableFromInline var oldest: UndoStep<Snapshot>?
+  @usableFromInline var future: [UndoStep<Snapshot>] = []
+  @usableFromInline var past: RingBuffer<UndoStep<Snapshot>>?
+
+  @inlinable
+  init() {}
 }
 
 /// The undo history of one tracked value: a pure state machine, guarded by its owner's lock.
 ///
-/// It holds the tracked values as `any Sendable`, not as a generic type: the recorder's code is
-/// compiled once for every state type, and a generic history would make it look up the metadata
-/// of its generic types (history, steps, ring buffer) on each action, which cost more than the
-/// rest of recording together.
+/// It is generic over the tracked value and `@inlinable`, like the recorder that drives it: an
+/// app compiles both for its own state type, so recording a step copies the value itself, with
+/// no existential box and no generic metadata looked up at run time.
 ///
 /// `past` holds, for each step that can be undone, the state before it; `future` (newest last)
 /// holds, for each step that can be redone, the state after it; `recorded` is the state of the
 /// newest recorded step. The current state may differ from `recorded` by filtered-out changes:
 /// undo and redo land on recorded states only. `past.count + future.count <= limit` always.
-struct UndoHistory: Sendable {
-  private(set) var past: RingBuffer<UndoStep>
-  private(set) var future: [UndoStep] = []
+@usableFromInline
+struct UndoHistory<Snapshot: Sendable>: Sendable {
+  @usableFromInline var past: RingBuffer<UndoStep<Snapshot>>
+  @usableFromInline var future: [UndoStep<Snapshot>] = []
   /// The tracked state of the newest recorded step; nil until the first action was seen.
-  private(set) var recorded: (any Sendable)?
-  private var openKey: GroupKey?
-  private var depth = 0
-  private var groupLabel: String?
-  private var groupHasStep = false
+  @usableFromInline var recorded: Snapshot?
+  @usableFromInline var openKey: GroupKey?
+  @usableFromInline var depth = 0
+  @usableFromInline var groupLabel: String?
+  @usableFromInline var groupHasStep = false
   /// The label of the newest past step and of the newest future step, kept up to date by every
   /// change so that `status` copies no step (a generic copy of the tracked state).
-  private var undoLabel: String?
-  private var redoLabel: String?
+  @usableFromInline var undoLabel: String?
+  @usableFromInline var redoLabel: String?
 
   /// Creates an empty history.
   ///
   /// - Parameter limit: The most steps kept, past and future together.
+  @inlinable
   init(limit: Int) {
     past = RingBuffer(capacity: limit)
   }
 
   /// The counts and labels for the UI.
+  @inlinable
   var status: UndoStatus {
     UndoStatus(
       pastCount: past.count, futureCount: future.count, undoLabel: undoLabel,
       redoLabel: redoLabel)
   }
 
+  /// Whether `status` differs from `published`; cheaper than building the status to compare.
+  @inlinable
+  func status(differsFrom published: UndoStatus) -> Bool {
+    past.count != published.pastCount || future.count != published.futureCount
+      || undoLabel != published.undoLabel || redoLabel != published.redoLabel
+  }
+
   /// Reads the labels of the newest steps again, after a change of more than the newest step.
-  private mutating func refreshLabels() {
+  @inlinable
+  mutating func refreshLabels() {
     undoLabel = past.last?.label
     redoLabel = future.last?.label
   }
 
   /// The facts about the open group that decide whether a change merges into the newest step.
+  @inlinable
   var grouping: Grouping {
     Grouping(openKey: openKey, depth: depth, groupHasStep: groupHasStep, groupLabel: groupLabel)
   }
 
+  /// Whether a change merges into the newest step, and the label of the step it starts, when
+  /// no `groupBy` or `label` option takes part: only an open explicit group decides.
+  @inlinable
+  var decisionWithoutUserCode: (merging: Bool, label: String?) {
+    if depth > 0 && groupHasStep { return (true, nil) }
+    return (false, depth > 0 ? groupLabel : nil)
+  }
+
   /// Takes the state first seen as the starting point of the history.
-  mutating func noteBaseline(_ state: any Sendable) {
+  @inlinable
+  mutating func noteBaseline(_ state: Snapshot) {
     if recorded == nil { recorded = state }
   }
 
@@ -110,10 +153,11 @@ struct UndoHistory: Sendable {
   ///   - label: The new step's label (ignored when merging).
   ///   - key: The action's `groupBy` key.
   /// - Returns: The steps dropped: the redo future, and the oldest step when over the limit.
-  mutating func record(_ after: any Sendable, merging: Bool, label: String?, key: GroupKey?)
-    -> Released
+  @inlinable
+  mutating func record(_ after: Snapshot, merging: Bool, label: String?, key: GroupKey?)
+    -> Released<Snapshot>
   {
-    var released = Released()
+    var released = Released<Snapshot>()
     swap(&released.future, &future)
     redoLabel = nil
     if !merging, let base = recorded {
@@ -131,6 +175,7 @@ struct UndoHistory: Sendable {
   }
 
   /// Ends the current step: the next change starts a new one, even inside an open group.
+  @inlinable
   mutating func seal() {
     openKey = nil
     groupHasStep = false
@@ -141,6 +186,7 @@ struct UndoHistory: Sendable {
   /// The group's step is named by the first label given to the group (outermost first), even
   /// when a nested group gives it after the step started; without one, by the label of the
   /// action that started the step.
+  @inlinable
   mutating func beginGroup(label: String?) {
     if depth == 0 {
       seal()
@@ -158,6 +204,7 @@ struct UndoHistory: Sendable {
   /// Closes the innermost open group.
   ///
   /// - Returns: False when no group was open (the call changed nothing).
+  @inlinable
   mutating func endGroup() -> Bool {
     guard depth > 0 else { return false }
     depth -= 1
@@ -173,7 +220,8 @@ struct UndoHistory: Sendable {
   /// - Parameter offset: Negative into the past, positive into the future.
   /// - Returns: The number of steps the jump moves, clamped to those that exist, and the
   ///   tracked state it restores; nil when it moves no step.
-  func destination(ofJump offset: Int) -> (steps: Int, snapshot: any Sendable)? {
+  @inlinable
+  func destination(ofJump offset: Int) -> (steps: Int, snapshot: Snapshot)? {
     if offset < 0 {
       let steps = Int(min(UInt(past.count), offset.magnitude))
       guard steps > 0, let step = past.element(at: past.count - steps) else { return nil }
@@ -187,6 +235,7 @@ struct UndoHistory: Sendable {
   /// Moves steps between past and future, as ``destination(ofJump:)`` planned.
   ///
   /// - Parameter offset: Negative into the past, positive into the future; clamped.
+  @inlinable
   mutating func jump(_ offset: Int) {
     guard let steps = destination(ofJump: offset)?.steps else { return }
     defer { refreshLabels() }
@@ -209,8 +258,9 @@ struct UndoHistory: Sendable {
   ///
   /// - Parameter present: The tracked state now.
   /// - Returns: The steps forgotten.
-  mutating func clear(keeping present: any Sendable) -> Released {
-    var released = Released()
+  @inlinable
+  mutating func clear(keeping present: Snapshot) -> Released<Snapshot> {
+    var released = Released<Snapshot>()
     released.past = past.removeAll()
     swap(&released.future, &future)
     refreshLabels()

@@ -1,14 +1,12 @@
-import Reduce
+public import Reduce
+public import Synchronization
 
-/// The part of an ``UndoMiddleware`` that knows the tracked substate's type.
-protocol UndoEngine<State>: AnyObject, Sendable {
-  associatedtype State: Sendable
-
+/// The part of an ``UndoMiddleware`` that does not depend on how actions are recorded: the
+/// status, store membership and status streams.
+@usableFromInline
+protocol UndoEngine: AnyObject, Sendable {
   /// The status now.
   var status: UndoStatus { get }
-  /// Handles one action; returns whether the status changed.
-  func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
-    -> Bool
   /// Joins a store; throws when already serving one.
   func attach(to store: ObjectIdentifier) throws(UndoError)
   /// Leaves a store and forgets its history; returns whether the status changed.
@@ -18,45 +16,79 @@ protocol UndoEngine<State>: AnyObject, Sendable {
 }
 
 /// The options of an undo middleware: user code, called outside every lock.
+@usableFromInline
 struct UndoOptions: Sendable {
-  let limit: Int
-  let filter: (@Sendable (any Action) -> Bool)?
-  let groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?
-  let label: (@Sendable (any Action) -> String?)?
+  @usableFromInline let limit: Int
+  @usableFromInline let filter: (@Sendable (any Action) -> Bool)?
+  @usableFromInline let groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?
+  @usableFromInline let label: (@Sendable (any Action) -> String?)?
+
+  /// Whether deciding how a change joins the history runs user code (`groupBy`, `label`), which
+  /// needs the open group read before the action, outside the lock.
+  @usableFromInline var decidesWithUserCode: Bool { groupBy != nil || label != nil }
+
+  @usableFromInline
+  init(
+    limit: Int,
+    filter: (@Sendable (any Action) -> Bool)?,
+    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?,
+    label: (@Sendable (any Action) -> String?)?
+  ) {
+    self.limit = limit
+    self.filter = filter
+    self.groupBy = groupBy
+    self.label = label
+  }
 }
 
 /// What an ``UndoRecorder`` keeps under its lock: the history, the store served, and the
 /// status streams.
-struct UndoBook: Sendable {
-  var history: UndoHistory
+@usableFromInline
+struct UndoBook<Snapshot: Sendable>: Sendable {
+  @usableFromInline var history: UndoHistory<Snapshot>
   /// The store served, if any.
-  var store: ObjectIdentifier?
-  /// Changes whenever the store is left, so that a decision made before can be dropped.
-  var epoch: UInt64 = 0
+  @usableFromInline var store: ObjectIdentifier?
   /// The status last published.
-  var published = UndoStatus()
-  var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
-  var lastSinkID: UInt64 = 0
+  @usableFromInline var published = UndoStatus()
+  @usableFromInline var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
+  @usableFromInline var lastSinkID: UInt64 = 0
+
+  @usableFromInline
+  init(history: UndoHistory<Snapshot>) {
+    self.history = history
+  }
 }
 
 /// Records the changes of one tracked substate and restores them.
 ///
-/// Every call of `handle` happens holding the store's dispatch turn, so calls never overlap:
-/// a decision read under the lock before `next` still holds after it, except that the store may
-/// have detached the middleware meanwhile (`epoch` tells). The lock guards the history against
+/// Every call of ``record(_:context:next:)`` happens holding the store's dispatch turn, so
+/// calls never overlap: nothing but ``detach(from:)`` changes the history between the start of
+/// a call and its end, and `epoch` tells when it did. The lock guards the history against
 /// readers on other threads (`status`, `statuses`) and against `detach`. Under it run no user
 /// code (no `==`, no option closure, no deinitialiser of a tracked state) and no `next`.
+///
+/// The recording path is `@inlinable`: ``UndoMiddleware``'s initialisers build it into a
+/// closure where the store's state type is concrete, so it runs compiled for that type. An
+/// ordinary action that changes the tracked state costs two reads of it (lock-free on the
+/// dispatching thread), one comparison, and one hold of the lock; one that leaves it equal
+/// takes no lock at all.
+@usableFromInline
 final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoEngine {
-
-  let name: String
-  let options: UndoOptions
-  let read: @Sendable (State) -> Substate
-  let embed: @Sendable (MiddlewareContext<State>, Substate) -> State
-  /// Passes an action on; made where `State` is known, so that it runs specialised.
-  let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  @usableFromInline let name: String
+  @usableFromInline let options: UndoOptions
+  @usableFromInline let read: @Sendable (State) -> Substate
+  @usableFromInline let embed: @Sendable (State, Substate) -> State
   /// The types of the ordinary actions seen so far.
-  private let ordinary = ActionTypeSet()
-  private let book: Locked<UndoBook>
+  @usableFromInline let ordinary = ActionTypeSet()
+  @usableFromInline let book: Locked<UndoBook<Substate>>
+  /// Grows by one, under the lock, each time the store is left.
+  ///
+  /// A recording reads it without the lock before `next` and checks it under the lock after,
+  /// so that a change made in between is dropped.
+  @usableFromInline let epoch = Atomic<UInt64>(0)
+  /// The epoch in which the history got its starting point; until then every action is
+  /// looked at under the lock, so that the first state seen becomes the baseline.
+  @usableFromInline let baselineEpoch = Atomic<UInt64>(.max)
 
   /// Creates a recorder.
   ///
@@ -64,20 +96,20 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///   - name: The middleware's name, for errors.
   ///   - options: The limit and the option closures.
   ///   - read: Reads the tracked substate from a state.
-  ///   - embed: Builds the state to restore: the current state with the tracked part replaced.
-  ///   - forward: Passes an action on to the rest of the chain.
+  ///   - embed: Builds the state to restore: a state with the tracked part replaced.
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when the limit is below 1.
+  @usableFromInline
   init(
     name: String,
     options: UndoOptions,
     read: @escaping @Sendable (State) -> Substate,
-    embed: @escaping @Sendable (MiddlewareContext<State>, Substate) -> State,
-    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
-  ) {
+    embed: @escaping @Sendable (State, Substate) -> State
+  ) throws(UndoError) {
+    guard options.limit >= 1 else { throw .invalidLimit(options.limit) }
     self.name = name
     self.options = options
     self.read = read
     self.embed = embed
-    self.forward = forward
     self.book = Locked(UndoBook(history: UndoHistory(limit: options.limit)))
   }
 
@@ -89,10 +121,12 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     for sink in sinks.values { sink.finish() }
   }
 
+  @usableFromInline
   var status: UndoStatus { book.withLock { $0.published } }
 
   // MARK: Store membership
 
+  @usableFromInline
   func attach(to store: ObjectIdentifier) throws(UndoError) {
     try book.withLock { book throws(UndoError) in
       guard book.store == nil else { throw UndoError.alreadyAttached(name: name) }
@@ -100,12 +134,13 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     }
   }
 
+  @usableFromInline
   func detach(from store: ObjectIdentifier) -> Bool {
     let (changed, released) = book.withLock { book in
-      guard book.store == store else { return (false, UndoHistory?.none) }
+      guard book.store == store else { return (false, UndoHistory<Substate>?.none) }
       book.store = nil
-      book.epoch &+= 1
-      var old = UndoHistory(limit: options.limit)
+      epoch.wrappingAdd(1, ordering: .relaxed)
+      var old = UndoHistory<Substate>(limit: options.limit)
       swap(&old, &book.history)
       return (Self.publishLocked(&book), old)
     }
@@ -113,34 +148,79 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     return changed
   }
 
-  // MARK: Handling actions
+  // MARK: Recording
 
-  func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
+  /// Handles one action: records the change it makes, or carries out an ``UndoAction``.
+  ///
+  /// - Returns: Whether the status changed.
+  @inlinable
+  func record(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
     -> Bool
   {
-    if !ordinary.contains(ActionTypeSet.key(of: action)) {
-      if let command = action as? UndoAction {
-        return try perform(command, context: context, next: next)
-      }
-      if let batch = action as? Batch {
-        if Self.containsCommand(batch) { throw UndoError.commandInBatch }
-      } else {
-        ordinary.insert(typeOf: action)
-      }
+    guard ordinary.contains(ActionTypeSet.key(of: action)) else {
+      return try recordUnfamiliar(action, context: context, next: next)
     }
-    let before = read(context.state)
-    let start = book.withLock { book -> (epoch: UInt64, grouping: Grouping)? in
-      guard book.store != nil else { return nil }
-      book.history.noteBaseline(before)
-      return (book.epoch, book.history.grouping)
-    }
-    try forward(action, next)
-    guard let start else { return false }
-    let after = read(context.state)
-    guard before != after, options.filter?(action) ?? true else { return false }
+    return try recordChange(action, context: context, next: next)
+  }
 
+  /// Handles an action of a type not yet known to be ordinary: a command, a batch, or the
+  /// first action of a type.
+  @usableFromInline
+  func recordUnfamiliar(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
+    throws -> Bool
+  {
+    if let command = action as? UndoAction {
+      return try perform(command, context: context, next: next)
+    }
+    if let batch = action as? Batch {
+      if Self.containsCommand(batch) { throw UndoError.commandInBatch }
+    } else {
+      ordinary.insert(typeOf: action)
+    }
+    return try recordChange(action, context: context, next: next)
+  }
+
+  /// Passes an ordinary action on and records the change it made to the tracked state.
+  @inlinable
+  func recordChange(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
+    throws -> Bool
+  {
+    let before = read(context.state)
+    let start = epoch.load(ordering: .acquiring)
+    // With `groupBy` or `label`, user code decides how the change joins the history, from the
+    // open group as it was before the action; it runs outside the lock.
+    let grouping = options.decidesWithUserCode ? book.withLock { $0.history.grouping } : nil
+    try next(action)
+    let after = read(context.state)
+    let store = context.storeID
+    guard before != after, options.filter?(action) ?? true else {
+      if baselineEpoch.load(ordering: .relaxed) != start {
+        noteBaseline(before, epoch: start, store: store)
+      }
+      return false
+    }
     let key = options.groupBy?(action).map(GroupKey.init)
-    let grouping = start.grouping
+    let decision = grouping.map { decide($0, key: key, action: action) }
+    let (changed, released) = book.withLock { book -> (Bool, Released<Substate>) in
+      guard epoch.load(ordering: .relaxed) == start, book.store == store else {
+        return (false, Released())
+      }
+      book.history.noteBaseline(before)
+      baselineEpoch.store(start, ordering: .relaxed)
+      let (merging, label) = decision ?? book.history.decisionWithoutUserCode
+      let released = book.history.record(after, merging: merging, label: label, key: key)
+      return (Self.publishLocked(&book), released)
+    }
+    _ = consume released
+    return changed
+  }
+
+  /// Whether a change merges into the newest step, and the label of the step it starts; runs
+  /// the `groupBy` keys' `==` and the `label` option, so never under the lock.
+  @usableFromInline
+  func decide(_ grouping: Grouping, key: GroupKey?, action: any Action) -> (
+    merging: Bool, label: String?
+  ) {
     let merging: Bool
     if grouping.depth > 0 {
       merging = grouping.groupHasStep
@@ -149,19 +229,27 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     } else {
       merging = false
     }
-    var label: String?
-    if !merging {
-      label = grouping.depth > 0 ? grouping.groupLabel : nil
-      if label == nil { label = options.label?(action) }
-    }
-    return commit(epoch: start.epoch) { history in
-      history.record(after, merging: merging, label: label, key: key)
+    guard !merging else { return (true, nil) }
+    return (false, (grouping.depth > 0 ? grouping.groupLabel : nil) ?? options.label?(action))
+  }
+
+  /// Takes `before` as the history's starting point, for an action that made no step.
+  @usableFromInline
+  func noteBaseline(_ before: Substate, epoch start: UInt64, store: ObjectIdentifier) {
+    book.withLock { book in
+      guard epoch.load(ordering: .relaxed) == start, book.store == store else { return }
+      book.history.noteBaseline(before)
+      baselineEpoch.store(start, ordering: .relaxed)
     }
   }
 
-  private func perform(
-    _ command: UndoAction, context: MiddlewareContext<State>, next: Next<State>
-  ) throws -> Bool {
+  // MARK: Commands
+
+  @usableFromInline
+  func perform(_ command: UndoAction, context: MiddlewareContext<State>, next: Next<State>)
+    throws -> Bool
+  {
+    let store = context.storeID
     switch command {
     case .undo:
       return try travel(-1, context: context, next: next)
@@ -170,19 +258,20 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     case .jump(let offset):
       return try travel(offset, context: context, next: next)
     case .clearHistory:
-      guard let epoch = currentEpoch() else { return false }
+      let start = epoch.load(ordering: .acquiring)
       let present = read(context.state)
-      return commit(epoch: epoch) { $0.clear(keeping: present) }
+      return commit(epoch: start, store: store) { history in
+        defer { baselineEpoch.store(start, ordering: .relaxed) }
+        return history.clear(keeping: present)
+      }
     case .beginGroup(let label):
-      guard let epoch = currentEpoch() else { return false }
-      return commit(epoch: epoch) { history in
+      return commit(epoch: epoch.load(ordering: .acquiring), store: store) { history in
         history.beginGroup(label: label)
         return Released()
       }
     case .endGroup:
-      guard let epoch = currentEpoch() else { return false }
       var matched = true
-      let changed = commit(epoch: epoch) { history in
+      let changed = commit(epoch: epoch.load(ordering: .acquiring), store: store) { history in
         matched = history.endGroup()
         return Released()
       }
@@ -196,19 +285,19 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   private func travel(_ offset: Int, context: MiddlewareContext<State>, next: Next<State>) throws
     -> Bool
   {
-    let plan = book.withLock { book -> (epoch: UInt64, snapshot: any Sendable)? in
-      guard book.store != nil else { return nil }
+    let store = context.storeID
+    let start = epoch.load(ordering: .acquiring)
+    let snapshot = book.withLock { book -> Substate? in
+      guard epoch.load(ordering: .relaxed) == start, book.store == store else { return nil }
       book.history.seal()
-      guard let destination = book.history.destination(ofJump: offset) else { return nil }
-      return (book.epoch, destination.snapshot)
+      return book.history.destination(ofJump: offset)?.snapshot
     }
-    // The history holds only values this recorder read: the cast cannot fail.
-    guard let plan, let snapshot = plan.snapshot as? Substate else { return false }
+    guard let snapshot else { return false }
     // Down the chain, not from its top: middleware before this one see the command itself (and
     // a logger there the change it made); this middleware does not see the replacement, so
     // restoring never records a step.
-    try next(ReplaceState(embed(context, snapshot)))
-    return commit(epoch: plan.epoch) { history in
+    try next(ReplaceState(embed(context.state, snapshot)))
+    return commit(epoch: start, store: store) { history in
       history.jump(offset)
       return Released()
     }
@@ -216,19 +305,18 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
 
   // MARK: Helpers
 
-  private func currentEpoch() -> UInt64? {
-    book.withLock { $0.store == nil ? nil : $0.epoch }
-  }
-
   /// Changes the history unless the store was left since `epoch`, publishes the new status,
   /// and releases what the change dropped after the lock.
   ///
   /// - Returns: Whether the status changed.
   private func commit(
-    epoch: UInt64, _ change: (inout UndoHistory) -> Released
+    epoch start: UInt64, store: ObjectIdentifier,
+    _ change: (inout UndoHistory<Substate>) -> Released<Substate>
   ) -> Bool {
     let (changed, released) = book.withLock { book in
-      guard book.epoch == epoch, book.store != nil else { return (false, Released()) }
+      guard epoch.load(ordering: .relaxed) == start, book.store == store else {
+        return (false, Released<Substate>())
+      }
       let released = change(&book.history)
       return (Self.publishLocked(&book), released)
     }
@@ -240,9 +328,10 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///
   /// Yielding runs no user code, and doing it under the lock keeps every stream in publication
   /// order.
-  private static func publishLocked(_ book: inout UndoBook) -> Bool {
+  @inlinable
+  static func publishLocked(_ book: inout UndoBook<Substate>) -> Bool {
+    guard book.history.status(differsFrom: book.published) else { return false }
     let status = book.history.status
-    guard status != book.published else { return false }
     book.published = status
     if !book.sinks.isEmpty {
       for sink in book.sinks.values { sink.yield(status) }
@@ -250,6 +339,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     return true
   }
 
+  @usableFromInline
   func makeStatusStream() -> AsyncStream<UndoStatus> {
     let (stream, continuation) = AsyncStream.makeStream(
       of: UndoStatus.self, bufferingPolicy: .bufferingNewest(1))

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// A small set of action types a middleware has already decided about, so that the next action
 /// of such a type skips the dynamic casts that decided it.
@@ -12,33 +12,39 @@ import Synchronization
 ///
 /// It is `package`, shared by the plugins of this package; only types whose answer cannot depend
 /// on the value are remembered (see ``isPlain(_:)``).
+@usableFromInline
 package final class ActionTypeSet: Sendable {
-  private let slot0 = Atomic<UInt>(0)
-  private let slot1 = Atomic<UInt>(0)
-  private let slot2 = Atomic<UInt>(0)
-  private let slot3 = Atomic<UInt>(0)
-  private let slot4 = Atomic<UInt>(0)
-  private let slot5 = Atomic<UInt>(0)
-  private let slot6 = Atomic<UInt>(0)
-  private let slot7 = Atomic<UInt>(0)
+  @usableFromInline let slot0 = Atomic<UInt>(0)
+  @usableFromInline let slot1 = Atomic<UInt>(0)
+  @usableFromInline let slot2 = Atomic<UInt>(0)
+  @usableFromInline let slot3 = Atomic<UInt>(0)
+  @usableFromInline let slot4 = Atomic<UInt>(0)
+  @usableFromInline let slot5 = Atomic<UInt>(0)
+  @usableFromInline let slot6 = Atomic<UInt>(0)
+  @usableFromInline let slot7 = Atomic<UInt>(0)
 
   /// Creates an empty set.
   package init() {}
 
   /// The key of an action's type.
   ///
+  /// The existential is opened rather than asked `type(of:)`, which calls into the runtime: the
+  /// type stored with the value is the dynamic type for every plain type (a class instance may
+  /// have been boxed as its superclass, but classes are never remembered).
+  ///
   /// - Parameter action: The action.
   /// - Returns: Its type's identity, as a number.
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func key(of action: any Action) -> UInt {
-    UInt(bitPattern: ObjectIdentifier(type(of: action)))
+    func typeKey<A: Action>(_: A) -> UInt { UInt(bitPattern: ObjectIdentifier(A.self)) }
+    return typeKey(action)
   }
 
   /// Whether the type with this key was remembered.
   ///
   /// - Parameter key: A key from ``key(of:)``.
   /// - Returns: Whether it is in the set.
-  @inline(__always)
+  @inlinable @inline(__always)
   package func contains(_ key: UInt) -> Bool {
     switch (key >> 4) & 7 {
     case 0: slot0.load(ordering: .relaxed) == key

@@ -8,9 +8,10 @@
 /// `@unchecked Sendable`: `value` is read and written only inside `withLock`, holding the lock.
 /// It lives behind a pointer, as the store's fields do, so that an access costs no dynamic
 /// exclusivity check: the lock already makes accesses exclusive.
+@usableFromInline
 package final class Locked<Value>: @unchecked Sendable {
-  private let value: UnsafeMutablePointer<Value>
-  private let lock = Lock()
+  @usableFromInline let value: UnsafeMutablePointer<Value>
+  @usableFromInline let lock = Lock()
 
   /// Creates a guarded value.
   ///
@@ -34,6 +35,7 @@ package final class Locked<Value>: @unchecked Sendable {
   /// - Parameter body: Reads or changes the value.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
+  @inlinable
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {

@@ -1,0 +1,82 @@
+import Reduce
+import ReduceUndo
+import Synchronization
+import Testing
+
+/// Makes an undo middleware where the state type is generic, so that its recording runs
+/// unspecialised, through generic metadata.
+func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> UndoMiddleware<S> {
+  try UndoMiddleware<S>(limit: limit)
+}
+
+/// The recording path: the starting point, store membership during a dispatch, and the same
+/// behaviour whether the recorder was compiled for the state type or not.
+@Suite struct UndoRecordingTests {
+  @Test("actions that change nothing before the first step still fix the starting point")
+  func baselineFromUnchangedActions() throws {
+    let undo = try UndoMiddleware<Editor>(scope: \.document, filter: { !($0 is Select) })
+    let store = try makeStore(undo, initialState: Editor(document: Document(text: "start")))
+    // Seen first: the document as it is now, though these actions make no step.
+    try store.send(Edit.touch, Select.at(3))
+    try store.send(Edit.type("!"))
+    #expect(undo.pastCount == 1)
+    try store.send(UndoAction.undo)
+    #expect(store.state.document.text == "start")
+    #expect(store.state.selection == 3)
+  }
+
+  @Test("after clearHistory an unchanged action keeps the present as the starting point")
+  func baselineAfterClear() throws {
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let store = try makeStore(undo)
+    try store.send(Edit.type("a"), Edit.type("b"), UndoAction.clearHistory, Edit.touch)
+    try store.send(Edit.type("c"))
+    try store.send(UndoAction.undo)
+    #expect(store.state.document.text == "ab")
+    #expect(!undo.canUndo)
+  }
+
+  @Test("an action of a store the middleware left during its dispatch joins no other history")
+  func leftDuringDispatch() throws {
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let other = try Store(initialState: Editor(), mutators: [documentMutator, selectionMutator])
+    let first = Mutex<Store<Editor>?>(nil)
+    // Before undo in the first store's chain: on `rename`, moves undo to the other store, then
+    // passes the action on. The dispatch keeps the chain it started with, undo included.
+    let mover = AnyMiddleware<Editor>(name: "mover") { action, _, next in
+      if case .rename = action as? Edit, let store = first.withLock({ $0 }) {
+        store.removeMiddleware(named: undo.name)
+        try other.use(undo)
+      }
+      try next(action)
+    }
+    let store = try makeStore(undo, before: [mover])
+    first.withLock { $0 = store }
+
+    try store.send(Edit.type("a"))
+    #expect(undo.pastCount == 1)
+    try store.send(Edit.rename("moved"))
+    #expect(store.state.document == Document(text: "a", title: "moved"))
+    #expect(undo.pastCount == 0)
+
+    try other.send(Edit.type("b"))
+    #expect(undo.pastCount == 1)
+    try other.send(UndoAction.undo)
+    #expect(other.state.document == Document())
+    #expect(store.state.document == Document(text: "a", title: "moved"))
+    first.withLock { $0 = nil }
+  }
+
+  @Test("a middleware made in generic code records, drops and restores the same steps")
+  func genericRecorder() throws {
+    let undo = try makeGenericUndo(Editor.self, limit: 3)
+    let store = try makeStore(undo)
+    try store.send(Edit.type("a"), Edit.type("b"), Select.at(1), Edit.type("c"), Edit.touch)
+    #expect(undo.pastCount == 3)
+    try store.send(UndoAction.undo, UndoAction.undo, UndoAction.undo)
+    #expect(store.state == Editor(document: Document(text: "a"), selection: 0))
+    #expect(!undo.canUndo)
+    try store.send(UndoAction.redo)
+    #expect(store.state == Editor(document: Document(text: "ab"), selection: 0))
+  }
+}
