@@ -78,9 +78,29 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     label: (@Sendable (any Action) -> String?)? = nil,
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
-    try self.init(
-      scope: Lens(scope), limit: limit, filter: filter, groupBy: groupBy, label: label,
-      name: name)
+    // A stored-property path is read at its offset (`MemoryLayout.offset(of:)` documents this
+    // use), without a key-path projection through the runtime.
+    let read: @Sendable (State) -> Substate
+    if let offset = MemoryLayout<State>.offset(of: scope) {
+      read = { state in
+        withUnsafePointer(to: state) { pointer in
+          UnsafeRawPointer(pointer).advanced(by: offset).assumingMemoryBound(to: Substate.self)
+            .pointee
+        }
+      }
+    } else {
+      read = { $0[keyPath: scope] }
+    }
+    let recorder = try UndoRecorder<State, Substate>(
+      name: name,
+      options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
+      read: read,
+      embed: { state, substate in
+        var state = state
+        state[keyPath: scope] = substate
+        return state
+      })
+    self.init(recorder: recorder)
   }
 
   /// Creates an undo middleware that tracks one substate, through a lens.

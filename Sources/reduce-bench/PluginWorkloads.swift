@@ -52,5 +52,15 @@ func pluginWorkloads() -> [Workload] {
       LoggingMiddleware<CounterState>(format: .text(style: .compact), sink: DiscardingSink())
     },
     pluginWorkload("undo", target: passThrough) { try UndoMiddleware<CounterState>(limit: 10_000) },
+    Workload(
+      "undo-scoped", dispatches: 200_000,
+      store: { count in
+        // Undo of one substate of ten: one action in ten changes it and makes a step; the
+        // other nine leave it equal.
+        let undo = try UndoMiddleware<TenState>(scope: \.s0, limit: 10_000)
+        let store = try Store(initialState: TenState(), mutators: tenMutators, middleware: [undo])
+        return { for index in 0..<count { dispatchRoundRobin(store, index) } }
+      },
+      baseline: tenSubstatesBaseline),
   ]
 }

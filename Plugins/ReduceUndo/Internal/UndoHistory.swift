@@ -112,7 +112,17 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   @inlinable
   func status(differsFrom published: UndoStatus) -> Bool {
     past.count != published.pastCount || future.count != published.futureCount
-      || undoLabel != published.undoLabel || redoLabel != published.redoLabel
+      || !Self.same(undoLabel, published.undoLabel) || !Self.same(redoLabel, published.redoLabel)
+  }
+
+  /// Whether two labels are equal, without a call when both are nil (the common case).
+  @inlinable
+  static func same(_ lhs: String?, _ rhs: String?) -> Bool {
+    switch (lhs, rhs) {
+    case (nil, nil): true
+    case (let lhs?, let rhs?): lhs == rhs
+    default: false
+    }
   }
 
   /// Reads the labels of the newest steps again, after a change of more than the newest step.

@@ -25,7 +25,7 @@ struct UndoOptions: Sendable {
 
   /// Whether deciding how a change joins the history runs user code (`groupBy`, `label`), which
   /// needs the open group read before the action, outside the lock.
-  @usableFromInline var decidesWithUserCode: Bool { groupBy != nil || label != nil }
+  @inlinable var decidesWithUserCode: Bool { groupBy != nil || label != nil }
 
   @usableFromInline
   init(
@@ -78,8 +78,6 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   @usableFromInline let options: UndoOptions
   @usableFromInline let read: @Sendable (State) -> Substate
   @usableFromInline let embed: @Sendable (State, Substate) -> State
-  /// The types of the ordinary actions seen so far.
-  @usableFromInline let ordinary = ActionTypeSet()
   @usableFromInline let book: Locked<UndoBook<Substate>>
   /// Grows by one, under the lock, each time the store is left.
   ///
@@ -157,25 +155,18 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   func record(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
     -> Bool
   {
-    guard ordinary.contains(ActionTypeSet.key(of: action)) else {
-      return try recordUnfamiliar(action, context: context, next: next)
-    }
-    return try recordChange(action, context: context, next: next)
-  }
-
-  /// Handles an action of a type not yet known to be ordinary: a command, a batch, or the
-  /// first action of a type.
-  @usableFromInline
-  func recordUnfamiliar(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
-    throws -> Bool
-  {
-    if let command = action as? UndoAction {
+    // Commands and batches are told from ordinary actions by the type's identity: both are
+    // value types, so no other type can be cast to them.
+    let type = ActionTypeSet.key(of: action)
+    if type == UInt(bitPattern: ObjectIdentifier(UndoAction.self)),
+      let command = action as? UndoAction
+    {
       return try perform(command, context: context, next: next)
     }
-    if let batch = action as? Batch {
-      if Self.containsCommand(batch) { throw UndoError.commandInBatch }
-    } else {
-      ordinary.insert(typeOf: action)
+    if type == UInt(bitPattern: ObjectIdentifier(Batch.self)), let batch = action as? Batch,
+      Self.containsCommand(batch)
+    {
+      throw UndoError.commandInBatch
     }
     return try recordChange(action, context: context, next: next)
   }
@@ -360,6 +351,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   }
 
   /// Whether a batch holds an undo command, at any depth.
+  @usableFromInline
   static func containsCommand(_ batch: Batch) -> Bool {
     batch.actions.contains { action in
       if action is UndoAction { return true }
