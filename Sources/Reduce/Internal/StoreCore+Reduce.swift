@@ -137,12 +137,14 @@ extension StoreCore {
     return .committed
   }
 
-  /// Reduces an action known only as `any Action`: one that came out of the middleware chain.
+  /// Reduces an action known only as `any Action`, of the type `actionType`: one that came out
+  /// of the middleware chain.
   ///
   /// The lock is held on entry and released inside.
   @inlinable
-  func reduceErasedReleasingLock(_ action: any Action) -> ReduceOutcome<State> {
-    let actionType = ObjectIdentifier(type(of: action))
+  func reduceErasedReleasingLock(_ action: any Action, _ actionType: ObjectIdentifier)
+    -> ReduceOutcome<State>
+  {
     return reduceReleasingLock(
       actionType: actionType,
       batch: actionType == ObjectIdentifier(Batch.self) ? action as? Batch : nil,

@@ -487,7 +487,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ) throws(DispatchError) {
     let entries = plan.entries
     guard index < entries.count else {
-      try reduceLeavingChain(action)
+      try reduceLeavingChain(action, as: plan.actionType)
       return
     }
     let next = Next(plan: plan, index: index + 1, item: item)
@@ -508,16 +508,21 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Reduces an action that has left the middleware chain, holding the turn.
+  ///
+  /// `actionType` is the type of the plan that delivered it, which is the type the action was
+  /// dispatched (or passed on) as: a `Next` runs the rest of a plan only for an action of the
+  /// plan's type. The route is found by it, as a typed dispatch finds it, with no `type(of:)`.
   @inlinable
-  func reduceLeavingChain(_ action: any Action) throws(DispatchError) {
+  func reduceLeavingChain(_ action: any Action, as actionType: ObjectIdentifier)
+    throws(DispatchError)
+  {
     lock.lock()
-    let actionType = ObjectIdentifier(type(of: action))
     if actionType != replaceStateType, actionType != ObjectIdentifier(Batch.self),
       reduceErasedSimpleReleasingLock(action, actionType)
     {
       return
     }
-    switch reduceErasedReleasingLock(action) {
+    switch reduceErasedReleasingLock(action, actionType) {
     case .failed(let error): throw error
     case .committed, .released: return
     }
