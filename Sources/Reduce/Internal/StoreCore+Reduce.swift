@@ -106,14 +106,14 @@ extension StoreCore {
     run: (HandlerBox<State>, inout State) throws -> Void
   ) -> DirectOutcome<State> {
     let observers = fields.pointee.observers
-    guard !fields.pointee.closed, !fields.pointee.reducing,
+    guard !fields.pointee.closed, !reducing.pointee,
       observers?.observers.needOldState(stateIsEquatable: isEqual != nil) != true
     else { return .declined }
     let route = fields.pointee.registry.route(for: actionType)
     guard route.steps.count == 1, !route.mayThrow else { return .declined }
     let handler = route.steps[0].handler
     guard handler.actionType != nil else { return .declined }
-    fields.pointee.reducing = true
+    reducing.pointee = true
     lock.unlock()
     // The route said the handler cannot throw; the catch only satisfies the type checker.
     do {
@@ -200,9 +200,9 @@ extension StoreCore {
     let keepOld =
       mayThrow || (observers?.observers.needOldState(stateIsEquatable: isEqual != nil) ?? false)
     precondition(
-      !fields.pointee.reducing,
+      !reducing.pointee,
       "The store's state is already being reduced; reducers must not dispatch.")
-    fields.pointee.reducing = true
+    reducing.pointee = true
     let old: State? = keepOld ? stateStorage.pointee : nil
     lock.unlock()
 
