@@ -111,15 +111,18 @@ extension StoreCore {
     else { return .declined }
     let route = fields.pointee.registry.route(for: actionType)
     guard route.steps.count == 1, !route.mayThrow else { return .declined }
-    let handler = route.steps[0].handler
-    guard handler.actionType != nil else { return .declined }
+    // The route, which this function keeps alive, holds the handler: it is used unretained.
+    let handler = Unmanaged.passUnretained(route.steps[0].handler)
+    guard handler._withUnsafeGuaranteedRef({ $0.actionType != nil }) else { return .declined }
     reducing.pointee = true
     lock.unlock()
     // The route said the handler cannot throw; the catch only satisfies the type checker.
-    do {
-      try run(handler, &stateStorage.pointee)
-    } catch {
-      preconditionFailure("A handler declared throws(Never) threw \(error)")
+    withExtendedLifetime(route) {
+      do {
+        try handler._withUnsafeGuaranteedRef { try run($0, &stateStorage.pointee) }
+      } catch {
+        preconditionFailure("A handler declared throws(Never) threw \(error)")
+      }
     }
     let notifying = observers != nil || observationEnabled.load(ordering: .relaxed)
     lock.lock()
