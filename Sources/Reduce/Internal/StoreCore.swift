@@ -310,34 +310,40 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       return .success(enqueueReleasingLock(.dispatch(action, isFallback: false)))
     }
     waitForTurnLocked(thread)
-    let hasMiddleware = fields.pointee.hasMiddleware
-    let plan = hasMiddleware ? fields.pointee.plans.plan(for: ObjectIdentifier(A.self)) : nil
-    if !hasMiddleware || plan?.entries.isEmpty == true {
-      // No middleware wants the action: as in a store without middleware.
-      if let state = reduceSimpleReleasingLock(action) { return .success(state) }
-      // No middleware: reduce in this same hold of the lock, and give the turn back in the same
-      // hold as the commit when nothing else has to happen in between.
-      switch reduceReleasingLock(action, releaseTurnWhenDone: true) {
-      case .released(let state):
-        return .success(state)
-      case .failed(let error):
-        handleFailure(error, isFallback: false)
-        _ = drainAndRelease()
-        return .failure(error)
-      case .committed:
-        return .success(drainAndRelease())
+    if fields.pointee.hasMiddleware {
+      if let plan = fields.pointee.plans.plan(for: ObjectIdentifier(A.self)) {
+        if !plan.entries.isEmpty {
+          lock.unlock()
+          return dispatchThroughChain(action, plan)
+        }
+      } else {
+        let plans = fields.pointee.plans
+        lock.unlock()
+        return dispatchThroughChain(action, makePlan(for: A.self, plans))
       }
     }
-    let resolved: ChainPlan<State>
-    if let plan {
-      lock.unlock()
-      resolved = plan
-    } else {
-      let plans = fields.pointee.plans
-      lock.unlock()
-      resolved = makePlan(for: A.self, plans)
+    // No middleware wants the action: as in a store without middleware.
+    if let state = reduceSimpleReleasingLock(action) { return .success(state) }
+    // No middleware: reduce in this same hold of the lock, and give the turn back in the same
+    // hold as the commit when nothing else has to happen in between.
+    switch reduceReleasingLock(action, releaseTurnWhenDone: true) {
+    case .released(let state):
+      return .success(state)
+    case .failed(let error):
+      handleFailure(error, isFallback: false)
+      _ = drainAndRelease()
+      return .failure(error)
+    case .committed:
+      return .success(drainAndRelease())
     }
-    let failure = process(action as any Action, plan: resolved, from: 0, isFallback: false)
+  }
+
+  /// Runs a typed dispatch through its plan, holding the turn, then gives the turn up.
+  @inlinable
+  func dispatchThroughChain<A: Action>(_ action: A, _ plan: ChainPlan<State>)
+    -> Result<State, DispatchError>
+  {
+    let failure = process(action as any Action, plan: plan, from: 0, isFallback: false)
     let state = drainAndRelease()
     return failure.map(Result.failure) ?? .success(state)
   }
