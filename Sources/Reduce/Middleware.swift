@@ -141,12 +141,13 @@ public struct Next<State: Sendable>: Sendable {
   @usableFromInline let item: UInt64
   @usableFromInline let thread: ThreadID
 
+  /// Creates the `next` of a middleware call made on `thread`, the thread processing `item`.
   @inlinable
-  init(plan: ChainPlan<State>, index: Int, item: UInt64) {
+  init(plan: ChainPlan<State>, index: Int, item: UInt64, thread: ThreadID) {
     self.plan = plan
     self.index = index
     self.item = item
-    self.thread = ThreadID.current
+    self.thread = thread
   }
 
   @inlinable var core: StoreCore<State> { plan.core }
@@ -193,7 +194,7 @@ public struct Next<State: Sendable>: Sendable {
     throws(DispatchError)
   {
     if core.activeItem.load(ordering: .acquiring) == item, thread == ThreadID.current {
-      try core.runChain(action, plan, from: index, item: item)
+      try core.runChain(action, plan, from: index, item: item, thread: thread)
     } else {
       try core.resume(action, plan: plan, from: index)
     }
@@ -209,12 +210,18 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   public var middlewareName: String { plan.entries[index].name }
   /// The action being handled.
   public let action: any Action
+  /// The dispatch item the context was made for, and the thread processing it: while that item
+  /// is in progress, on that thread, the state is read without the store's lock.
+  @usableFromInline let item: UInt64
+  @usableFromInline let thread: ThreadID
 
   @inlinable
-  init(plan: ChainPlan<State>, index: Int, action: any Action) {
+  init(plan: ChainPlan<State>, index: Int, action: any Action, item: UInt64, thread: ThreadID) {
     self.plan = plan
     self.index = index
     self.action = action
+    self.item = item
+    self.thread = thread
   }
 
   @inlinable var core: StoreCore<State> { plan.core }
@@ -228,8 +235,44 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
 
   /// The store's current state.
   ///
-  /// During `handle` it is the state before the action, or after it once `next` returned.
-  @inlinable public var state: State { core.readState() }
+  /// During `handle` it is the state before the action, or after it once `next` returned. Read
+  /// during `handle`, on the thread that called it, it takes no lock.
+  @inlinable public var state: State {
+    // The turn holder alone writes `reducing` and the state, so it reads both without the lock.
+    // While it reduces in place (a reducer reading the state), the locked read reports that.
+    let core = core
+    if isOwnItem, !core.reducing.pointee { return core.stateStorage.pointee }
+    return core.readState()
+  }
+
+  /// Applies `body` to the store's current state, as ``state`` returns it, and returns its
+  /// result.
+  ///
+  /// During `handle`, on the thread that called it, `body` is given the store's state in place,
+  /// without the store's lock and, where the compiler can, without a copy: read the part you
+  /// need (`context.read { $0.document.title }`). Otherwise `body` gets a copy, read under the
+  /// lock.
+  ///
+  /// `body` must not call `next`: the state it is reading may not change while it runs.
+  ///
+  /// - Parameter body: Reads what it needs of the state.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  @inlinable
+  package func read<Value, E: Error>(_ body: (State) throws(E) -> Value) throws(E) -> Value {
+    let core = core
+    if isOwnItem, !core.reducing.pointee {
+      core.turn.pointee.borrowingState += 1
+      defer { core.turn.pointee.borrowingState -= 1 }
+      return try body(core.stateStorage.pointee)
+    }
+    return try body(core.readState())
+  }
+
+  /// Whether this is the thread processing this context's dispatch item, while it does.
+  @inlinable var isOwnItem: Bool {
+    core.activeItem.load(ordering: .acquiring) == item && thread == ThreadID.current
+  }
 
   /// Dispatches an action from the top of the chain.
   ///

@@ -50,6 +50,20 @@ struct Selective: Middleware {
   }
 }
 
+/// An action class with a subclass, for routing by the type an action is dispatched as.
+///
+/// `@unchecked Sendable`: its one property is an immutable `Int`.
+class Bonus: Action, @unchecked Sendable {
+  let amount: Int
+
+  init(amount: Int) {
+    self.amount = amount
+  }
+}
+
+/// A subclass of ``Bonus`` that no mutator handles by its own type.
+final class BigBonus: Bonus, @unchecked Sendable {}
+
 @Suite struct MiddlewarePlanTests {
   let record = ChainRecord()
 
@@ -164,5 +178,19 @@ struct Selective: Middleware {
     #expect(store.state.items == [5])
     #expect(store.state.counter == 0)
     #expect(record.all == ["appends:Append"])
+  }
+
+  @Test(
+    "a subclass instance dispatched as its base class is reduced by the base class's handlers, with middleware as without",
+    arguments: [false, true])
+  func subclassInstanceRoutedByDispatchedType(withMiddleware: Bool) throws {
+    let bonus = Mutator(\TestState.counter) { (counter: inout Int, action: Bonus) in
+      counter += action.amount
+    }
+    let store = try makeStore(
+      mutators: [bonus], middleware: withMiddleware ? [middleware("a"), middleware("b")] : [])
+    let action: Bonus = BigBonus(amount: 3)
+    #expect(store.dispatch(action).success?.counter == 3)
+    #expect(store.state.counter == 3)
   }
 }

@@ -121,13 +121,13 @@ class HandlerBox<State>: @unchecked Sendable {
 
 /// The value of type `A` inside an existential whose dynamic type the caller knows to be `A`.
 ///
-/// Cheaper than `as?`, which searches conformances: the existential is opened and its storage
-/// read as `A`.
+/// Cheaper than `as?`, which searches conformances: the existential is opened and its value
+/// reinterpreted as `A` once the opened type is checked to be `A` (`_identityCast`).
 @inlinable
 func unwrap<A: Action>(_ action: any Action, as type: A.Type) -> A {
   func read<B: Action>(_ value: B) -> A {
     precondition(B.self == A.self, "The store routed an action to a handler of another type.")
-    return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: A.self) }
+    return _identityCast(value, to: A.self)
   }
   return read(action)
 }

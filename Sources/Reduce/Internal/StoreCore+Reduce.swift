@@ -106,20 +106,23 @@ extension StoreCore {
     run: (HandlerBox<State>, inout State) throws -> Void
   ) -> DirectOutcome<State> {
     let observers = fields.pointee.observers
-    guard !fields.pointee.closed, !fields.pointee.reducing,
+    guard !fields.pointee.closed, !reducing.pointee,
       observers?.observers.needOldState(stateIsEquatable: isEqual != nil) != true
     else { return .declined }
     let route = fields.pointee.registry.route(for: actionType)
     guard route.steps.count == 1, !route.mayThrow else { return .declined }
-    let handler = route.steps[0].handler
-    guard handler.actionType != nil else { return .declined }
-    fields.pointee.reducing = true
+    // The route, which this function keeps alive, holds the handler: it is used unretained.
+    let handler = Unmanaged.passUnretained(route.steps[0].handler)
+    guard handler._withUnsafeGuaranteedRef({ $0.actionType != nil }) else { return .declined }
+    reducing.pointee = true
     lock.unlock()
     // The route said the handler cannot throw; the catch only satisfies the type checker.
-    do {
-      try run(handler, &stateStorage.pointee)
-    } catch {
-      preconditionFailure("A handler declared throws(Never) threw \(error)")
+    withExtendedLifetime(route) {
+      do {
+        try handler._withUnsafeGuaranteedRef { try run($0, &stateStorage.pointee) }
+      } catch {
+        preconditionFailure("A handler declared throws(Never) threw \(error)")
+      }
     }
     let notifying = observers != nil || observationEnabled.load(ordering: .relaxed)
     lock.lock()
@@ -137,12 +140,14 @@ extension StoreCore {
     return .committed
   }
 
-  /// Reduces an action known only as `any Action`: one that came out of the middleware chain.
+  /// Reduces an action known only as `any Action`, of the type `actionType`: one that came out
+  /// of the middleware chain.
   ///
   /// The lock is held on entry and released inside.
   @inlinable
-  func reduceErasedReleasingLock(_ action: any Action) -> ReduceOutcome<State> {
-    let actionType = ObjectIdentifier(type(of: action))
+  func reduceErasedReleasingLock(_ action: any Action, _ actionType: ObjectIdentifier)
+    -> ReduceOutcome<State>
+  {
     return reduceReleasingLock(
       actionType: actionType,
       batch: actionType == ObjectIdentifier(Batch.self) ? action as? Batch : nil,
@@ -198,9 +203,9 @@ extension StoreCore {
     let keepOld =
       mayThrow || (observers?.observers.needOldState(stateIsEquatable: isEqual != nil) ?? false)
     precondition(
-      !fields.pointee.reducing,
+      !reducing.pointee,
       "The store's state is already being reduced; reducers must not dispatch.")
-    fields.pointee.reducing = true
+    reducing.pointee = true
     let old: State? = keepOld ? stateStorage.pointee : nil
     lock.unlock()
 

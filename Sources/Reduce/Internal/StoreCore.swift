@@ -43,8 +43,6 @@ final class ObserverSnapshot<State: Sendable>: Sendable {
 /// "turn holder only".
 @usableFromInline
 struct CoreFields<State: Sendable> {
-  /// Whether the turn holder is reducing the state in place.
-  @usableFromInline var reducing = false
   @usableFromInline var registry = Registry<State>()
   /// The middleware chain, and which of its middleware each action type visits.
   @usableFromInline var plans = ChainPlans<State>(chain: []) {
@@ -75,6 +73,8 @@ struct TurnFields {
   @usableFromInline var itemCounter: UInt64 = 0
   /// Whether the item being processed is a fallback action.
   @usableFromInline var processingFallback = false
+  /// How many `MiddlewareContext.read` closures are reading the state in place.
+  @usableFromInline var borrowingState = 0
 
   init() {}
 }
@@ -93,10 +93,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let turnChanged = Condition()
   @usableFromInline let stateCommitted = Condition()
   @usableFromInline let fields: UnsafeMutablePointer<CoreFields<State>>
-  /// The state, in an allocation of its own: while `fields.pointee.reducing`, the turn holder
+  /// The state, in an allocation of its own: while `reducing.pointee`, the turn holder
   /// changes it in place with the lock released and nobody else reads it; otherwise it is read
   /// under the lock, or by the turn holder, who alone may change it.
   @usableFromInline let stateStorage: UnsafeMutablePointer<State>
+  /// Whether the turn holder is reducing the state in place, in an allocation of its own: only
+  /// the turn holder writes it, with the lock held; other threads read it with the lock held,
+  /// the turn holder also without (a middleware context reading the state).
+  @usableFromInline let reducing: UnsafeMutablePointer<Bool>
   /// Turn holder only: what the thread holding the turn is doing, in an allocation of its own.
   @usableFromInline let turn: UnsafeMutablePointer<TurnFields>
 
@@ -125,6 +129,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     stateStorage.initialize(to: initialState)
     turn = .allocate(capacity: 1)
     turn.initialize(to: TurnFields())
+    reducing = .allocate(capacity: 1)
+    reducing.initialize(to: false)
     self.fallback = fallback
     self.replaceStateType = ObjectIdentifier(ReplaceState<State>.self)
     if let equatable = State.self as? any (Equatable & Sendable).Type {
@@ -144,6 +150,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     stateStorage.deallocate()
     turn.deinitialize(count: 1)
     turn.deallocate()
+    reducing.deinitialize(count: 1)
+    reducing.deallocate()
   }
 
   private static func equality<E: Equatable & Sendable>(of type: E.Type)
@@ -175,7 +183,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @inlinable
   func committedStateLocked() -> State {
     while true {
-      if !fields.pointee.reducing { return stateStorage.pointee }
+      if !reducing.pointee { return stateStorage.pointee }
       precondition(
         fields.pointee.owner != ThreadID.current,
         "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
@@ -189,7 +197,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Ends an in-place reduction, with the lock held, and wakes readers waiting for it.
   @inlinable
   func commitLocked() {
-    fields.pointee.reducing = false
+    reducing.pointee = false
     if fields.pointee.waitingForState > 0 { stateCommitted.broadcast() }
   }
 
@@ -302,34 +310,40 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       return .success(enqueueReleasingLock(.dispatch(action, isFallback: false)))
     }
     waitForTurnLocked(thread)
-    let hasMiddleware = fields.pointee.hasMiddleware
-    let plan = hasMiddleware ? fields.pointee.plans.plan(for: ObjectIdentifier(A.self)) : nil
-    if !hasMiddleware || plan?.entries.isEmpty == true {
-      // No middleware wants the action: as in a store without middleware.
-      if let state = reduceSimpleReleasingLock(action) { return .success(state) }
-      // No middleware: reduce in this same hold of the lock, and give the turn back in the same
-      // hold as the commit when nothing else has to happen in between.
-      switch reduceReleasingLock(action, releaseTurnWhenDone: true) {
-      case .released(let state):
-        return .success(state)
-      case .failed(let error):
-        handleFailure(error, isFallback: false)
-        _ = drainAndRelease()
-        return .failure(error)
-      case .committed:
-        return .success(drainAndRelease())
+    if fields.pointee.hasMiddleware {
+      if let plan = fields.pointee.plans.plan(for: ObjectIdentifier(A.self)) {
+        if !plan.entries.isEmpty {
+          lock.unlock()
+          return dispatchThroughChain(action, plan)
+        }
+      } else {
+        let plans = fields.pointee.plans
+        lock.unlock()
+        return dispatchThroughChain(action, makePlan(for: A.self, plans))
       }
     }
-    let resolved: ChainPlan<State>
-    if let plan {
-      lock.unlock()
-      resolved = plan
-    } else {
-      let plans = fields.pointee.plans
-      lock.unlock()
-      resolved = makePlan(for: A.self, plans)
+    // No middleware wants the action: as in a store without middleware.
+    if let state = reduceSimpleReleasingLock(action) { return .success(state) }
+    // No middleware: reduce in this same hold of the lock, and give the turn back in the same
+    // hold as the commit when nothing else has to happen in between.
+    switch reduceReleasingLock(action, releaseTurnWhenDone: true) {
+    case .released(let state):
+      return .success(state)
+    case .failed(let error):
+      handleFailure(error, isFallback: false)
+      _ = drainAndRelease()
+      return .failure(error)
+    case .committed:
+      return .success(drainAndRelease())
     }
-    let failure = process(action as any Action, plan: resolved, from: 0, isFallback: false)
+  }
+
+  /// Runs a typed dispatch through its plan, holding the turn, then gives the turn up.
+  @inlinable
+  func dispatchThroughChain<A: Action>(_ action: A, _ plan: ChainPlan<State>)
+    -> Result<State, DispatchError>
+  {
+    let failure = process(action as any Action, plan: plan, from: 0, isFallback: false)
     let state = drainAndRelease()
     return failure.map(Result.failure) ?? .success(state)
   }
@@ -462,7 +476,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       turn.pointee.processingFallback = outer
     }
     do throws(DispatchError) {
-      try runChain(action, plan, from: index, item: item)
+      try runChain(action, plan, from: index, item: item, thread: ThreadID.current)
       return nil
     } catch {
       handleFailure(error, isFallback: isFallback)
@@ -483,15 +497,17 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// last one.
   @inlinable
   func runChain(
-    _ action: any Action, _ plan: ChainPlan<State>, from index: Int, item: UInt64
+    _ action: any Action, _ plan: ChainPlan<State>, from index: Int, item: UInt64,
+    thread: ThreadID
   ) throws(DispatchError) {
     let entries = plan.entries
     guard index < entries.count else {
-      try reduceLeavingChain(action)
+      try reduceLeavingChain(action, as: plan.actionType)
       return
     }
-    let next = Next(plan: plan, index: index + 1, item: item)
-    let context = MiddlewareContext(plan: plan, index: index, action: action)
+    let next = Next(plan: plan, index: index + 1, item: item, thread: thread)
+    let context = MiddlewareContext(
+      plan: plan, index: index, action: action, item: item, thread: thread)
     // The plan keeps its entries alive: the entry is used through a guaranteed reference.
     let failure: DispatchError? = Unmanaged.passUnretained(entries[index])
       ._withUnsafeGuaranteedRef { entry in
@@ -508,16 +524,24 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Reduces an action that has left the middleware chain, holding the turn.
+  ///
+  /// `actionType` is the type of the plan that delivered it, which is the type the action was
+  /// dispatched (or passed on) as: a `Next` runs the rest of a plan only for an action of the
+  /// plan's type. The route is found by it, as a typed dispatch finds it, with no `type(of:)`.
   @inlinable
-  func reduceLeavingChain(_ action: any Action) throws(DispatchError) {
+  func reduceLeavingChain(_ action: any Action, as actionType: ObjectIdentifier)
+    throws(DispatchError)
+  {
+    precondition(
+      turn.pointee.borrowingState == 0,
+      "A MiddlewareContext.read closure called next. Call next after read returns.")
     lock.lock()
-    let actionType = ObjectIdentifier(type(of: action))
     if actionType != replaceStateType, actionType != ObjectIdentifier(Batch.self),
       reduceErasedSimpleReleasingLock(action, actionType)
     {
       return
     }
-    switch reduceErasedReleasingLock(action) {
+    switch reduceErasedReleasingLock(action, actionType) {
     case .failed(let error): throw error
     case .committed, .released: return
     }

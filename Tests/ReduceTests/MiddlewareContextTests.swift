@@ -1,0 +1,184 @@
+import Foundation
+import Reduce
+import Testing
+
+/// Keeps the context of every `handle` call and passes the action on.
+func contextKeeper(_ kept: Probe<MiddlewareContext<TestState>>) -> AnyMiddleware<TestState> {
+  AnyMiddleware(name: "keeper") { action, context, next in
+    kept.append(context)
+    try next(action)
+  }
+}
+
+/// Reads a context's state on a new thread and returns what it read.
+func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int, read: Int) {
+  let result = Box((state: -1, read: -1))
+  let done = DispatchSemaphore(value: 0)
+  let thread = Thread {
+    result.value = (context.state.counter, context.read { $0.counter })
+    done.signal()
+  }
+  thread.start()
+  done.wait()
+  return result.value
+}
+
+/// The state a middleware context reads: in `handle` on the dispatching thread (without the
+/// lock), and from a context kept for later or read on another thread (with the lock).
+@Suite struct MiddlewareContextTests {
+  @Test("context.read gives the state before next, and after it once next returned")
+  func readAroundNext() throws {
+    let seen = Probe<Int>()
+    let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
+      seen.append(context.read { $0.counter })
+      try next(action)
+      seen.append(context.read { $0.counter })
+    }
+    let store = try makeStore(middleware: [spy])
+    store.dispatch(Increment(by: 5))
+    store.dispatch(Increment(by: 2))
+    #expect(seen.values == [0, 5, 5, 7])
+  }
+
+  @Test("context.read and context.state agree in every middleware of a chain")
+  func readAndStateAgreeAlongTheChain() throws {
+    let seen = Probe<String>()
+    func spy(_ name: String) -> AnyMiddleware<TestState> {
+      AnyMiddleware(name: name) { action, context, next in
+        seen.append("\(name) \(context.state.counter) \(context.read { $0.counter })")
+        try next(action)
+        seen.append("\(name) \(context.state.counter) \(context.read { $0.counter })")
+      }
+    }
+    let store = try makeStore(middleware: [spy("a"), spy("b")])
+    store.dispatch(Increment(by: 3))
+    #expect(seen.values == ["a 0 0", "b 0 0", "b 3 3", "a 3 3"])
+  }
+
+  @Test("context.read rethrows what its closure throws, and the state can be read again")
+  func readRethrows() throws {
+    let outcomes = Probe<String>()
+    let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
+      do throws(TestError) {
+        _ = try context.read { (_: TestState) throws(TestError) -> Int in throw TestError() }
+      } catch {
+        outcomes.append("threw \(error.reason)")
+      }
+      try next(action)
+      outcomes.append("read \(context.read { $0.counter })")
+    }
+    let store = try makeStore(middleware: [spy])
+    store.dispatch(Increment(by: 4))
+    #expect(outcomes.values == ["threw boom", "read 4"])
+  }
+
+  @Test("a context read on another thread during handle gets the state before the action")
+  func readOnAnotherThreadDuringHandle() throws {
+    let seen = Probe<String>()
+    let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
+      let before = readOnAnotherThread(context)
+      seen.append("before \(before.state) \(before.read)")
+      try next(action)
+      let after = readOnAnotherThread(context)
+      seen.append("after \(after.state) \(after.read)")
+    }
+    let store = try makeStore(middleware: [spy])
+    store.dispatch(Increment(by: 1))
+    store.dispatch(Increment(by: 2))
+    #expect(seen.values == ["before 0 0", "after 1 1", "before 1 1", "after 3 3"])
+  }
+
+  @Test("a context kept after its dispatch reads the current state, here and on another thread")
+  func keptContextReadsCurrentState() throws {
+    let kept = Probe<MiddlewareContext<TestState>>()
+    let store = try makeStore(middleware: [contextKeeper(kept)])
+    store.dispatch(Increment(by: 2))
+    let first = try #require(kept.values.first)
+    #expect(first.state.counter == 2)
+    store.dispatch(Increment(by: 3))
+    #expect(first.state.counter == 5)
+    #expect(first.read { $0.counter } == 5)
+    let elsewhere = readOnAnotherThread(first)
+    #expect(elsewhere.state == 5)
+    #expect(elsewhere.read == 5)
+  }
+
+  @Test("a context kept from an earlier dispatch, read during a later one, sees the later state")
+  func keptContextReadDuringLaterDispatch() throws {
+    let kept = Box<MiddlewareContext<TestState>?>(nil)
+    let seen = Probe<String>()
+    let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
+      guard let earlier = kept.value else {
+        kept.value = context
+        try next(action)
+        return
+      }
+      seen.append("before \(earlier.state.counter) \(earlier.read { $0.counter })")
+      try next(action)
+      seen.append("after \(earlier.state.counter) \(earlier.read { $0.counter })")
+    }
+    let store = try makeStore(middleware: [spy])
+    store.dispatch(Increment(by: 2))
+    store.dispatch(Increment(by: 3))
+    #expect(seen.values == ["before 2 2", "after 5 5"])
+  }
+
+  @Test("a context read by an observer of its own dispatch sees the committed state")
+  func contextReadByObserver() throws {
+    let kept = Probe<MiddlewareContext<TestState>>()
+    let store = try makeStore(middleware: [contextKeeper(kept)])
+    let seen = Probe<String>()
+    let subscription = store.subscribe(to: \.counter) { counter in
+      guard let context = kept.last else { return }
+      seen.append("\(counter) \(context.state.counter) \(context.read { $0.counter })")
+    }
+    store.dispatch(Increment(by: 6))
+    #expect(seen.values == ["6 6 6"])
+    subscription.cancel()
+  }
+}
+
+// Runs alone, and CI reruns it under ThreadSanitizer, as every `...ConcurrencyTests` suite.
+@Suite(.serialized) struct MiddlewareContextConcurrencyTests {
+  @Test(
+    "threads dispatching through a middleware that reads its context, while others read a kept one",
+    .timeLimit(.minutes(1)))
+  func contextReadsUnderContention() async throws {
+    let perThread = 1_000
+    let mismatches = Probe<String>()
+    let kept = Box<MiddlewareContext<TestState>?>(nil)
+    let reader = AnyMiddleware<TestState>(name: "reader") { action, context, next in
+      if kept.value == nil { kept.value = context }
+      let before = context.state.counter
+      let borrowed = context.read { $0.counter }
+      try next(action)
+      let after = context.state.counter
+      let borrowedAfter = context.read { $0.counter }
+      if borrowed != before || after != before + 1 || borrowedAfter != after {
+        mismatches.append("\(before) \(borrowed) \(after) \(borrowedAfter)")
+      }
+    }
+    let store = try makeStore(middleware: [reader])
+    store.dispatch(Increment())
+    let old = try #require(kept.value)
+    let lastSeen = Probe<Int>()
+    await onThreads(4) { thread in
+      if thread < 2 {
+        for _ in 0..<perThread { store.dispatch(Increment()) }
+      } else {
+        // Readers of a kept context: the state only grows.
+        var last = 0
+        for _ in 0..<perThread {
+          let now = thread == 2 ? old.state.counter : old.read { $0.counter }
+          if now < last { mismatches.append("went back from \(last) to \(now)") }
+          last = now
+        }
+        lastSeen.append(last)
+      }
+    }
+    #expect(mismatches.values.isEmpty)
+    #expect(store.state.counter == 2 * perThread + 1)
+    #expect(old.state.counter == 2 * perThread + 1)
+    #expect(lastSeen.count == 2)
+  }
+}
