@@ -79,17 +79,14 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
     // A stored-property path is read at its offset (`MemoryLayout.offset(of:)` documents this
-    // use), without a key-path projection through the runtime.
-    let read: @Sendable (State) -> Substate
+    // use), copying the substate alone, without a key-path projection through the runtime.
+    let read: @Sendable (UnsafePointer<State>) -> Substate
     if let offset = MemoryLayout<State>.offset(of: scope) {
       read = { state in
-        withUnsafePointer(to: state) { pointer in
-          UnsafeRawPointer(pointer).advanced(by: offset).assumingMemoryBound(to: Substate.self)
-            .pointee
-        }
+        UnsafeRawPointer(state).advanced(by: offset).assumingMemoryBound(to: Substate.self).pointee
       }
     } else {
-      read = { $0[keyPath: scope] }
+      read = { $0.pointee[keyPath: scope] }
     }
     let recorder = try UndoRecorder<State, Substate>(
       name: name,
@@ -126,7 +123,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     let recorder = try UndoRecorder<State, Substate>(
       name: name,
       options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
-      read: scope.get,
+      read: { scope.get($0.pointee) },
       embed: { state, substate in
         var state = state
         scope.set(&state, substate)
@@ -230,7 +227,7 @@ extension UndoMiddleware where State: Equatable {
     let recorder = try UndoRecorder<State, State>(
       name: name,
       options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
-      read: { $0 }, embed: { _, state in state })
+      read: { $0.pointee }, embed: { _, state in state })
     self.init(recorder: recorder)
   }
 }

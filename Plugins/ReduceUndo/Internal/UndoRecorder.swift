@@ -76,7 +76,8 @@ struct UndoBook<Snapshot: Sendable>: Sendable {
 final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoEngine {
   @usableFromInline let name: String
   @usableFromInline let options: UndoOptions
-  @usableFromInline let read: @Sendable (State) -> Substate
+  /// Reads the tracked substate through a pointer to a state.
+  @usableFromInline let read: @Sendable (UnsafePointer<State>) -> Substate
   @usableFromInline let embed: @Sendable (State, Substate) -> State
   @usableFromInline let book: Locked<UndoBook<Substate>>
   /// Grows by one, under the lock, each time the store is left.
@@ -93,14 +94,14 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   /// - Parameters:
   ///   - name: The middleware's name, for errors.
   ///   - options: The limit and the option closures.
-  ///   - read: Reads the tracked substate from a state.
+  ///   - read: Reads the tracked substate through a pointer to a state.
   ///   - embed: Builds the state to restore: a state with the tracked part replaced.
   /// - Throws: ``UndoError/invalidLimit(_:)`` when the limit is below 1.
   @usableFromInline
   init(
     name: String,
     options: UndoOptions,
-    read: @escaping @Sendable (State) -> Substate,
+    read: @escaping @Sendable (UnsafePointer<State>) -> Substate,
     embed: @escaping @Sendable (State, Substate) -> State
   ) throws(UndoError) {
     guard options.limit >= 1 else { throw .invalidLimit(options.limit) }
@@ -176,13 +177,13 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   func recordChange(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws -> Bool
   {
-    let before = read(context.state)
+    let before = context.withUnsafeState(read)
     let start = epoch.load(ordering: .acquiring)
     // With `groupBy` or `label`, user code decides how the change joins the history, from the
     // open group as it was before the action; it runs outside the lock.
     let grouping = options.decidesWithUserCode ? book.withLock { $0.history.grouping } : nil
     try next(action)
-    let after = read(context.state)
+    let after = context.withUnsafeState(read)
     let store = context.storeID
     guard before != after, options.filter?(action) ?? true else {
       if baselineEpoch.load(ordering: .relaxed) != start {
@@ -250,7 +251,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       return try travel(offset, context: context, next: next)
     case .clearHistory:
       let start = epoch.load(ordering: .acquiring)
-      let present = read(context.state)
+      let present = context.withUnsafeState(read)
       return commit(epoch: start, store: store) { history in
         defer { baselineEpoch.store(start, ordering: .relaxed) }
         return history.clear(keeping: present)

@@ -1,0 +1,29 @@
+extension MiddlewareContext {
+  /// Calls `body` with a pointer to the store's current state, as ``state`` returns it, and
+  /// returns its result.
+  ///
+  /// During `handle`, on the thread that called it, the pointer addresses the store's own
+  /// storage: reading one property through it (at its `MemoryLayout.offset(of:)`, or with
+  /// `pointee[keyPath:]`) copies that property alone. Otherwise it addresses a copy read under
+  /// the lock. For the plugins of this package: the undo plugin reads its tracked substate
+  /// before and after every action.
+  ///
+  /// The pointer is valid only during `body`, and `body` must not call `next`.
+  ///
+  /// - Parameter body: Reads what it needs through the pointer.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  @inlinable
+  package func withUnsafeState<Value, E: Error>(
+    _ body: (UnsafePointer<State>) throws(E) -> Value
+  ) throws(E) -> Value {
+    let core = core
+    if isOwnItem, !core.reducing.pointee {
+      core.turn.pointee.borrowingState += 1
+      defer { core.turn.pointee.borrowingState -= 1 }
+      return try body(UnsafePointer(core.stateStorage))
+    }
+    var copy = core.readState()
+    return try body(&copy)
+  }
+}
