@@ -58,8 +58,9 @@ struct RingBuffer<Element> {
       count += 1
       return nil
     }
-    let dropped = slots[head]
-    slots[head] = element
+    // Exchanged, not copied out and overwritten: no reference counting of either element.
+    var dropped: Element? = element
+    swap(&dropped, &slots[head])
     head = head + 1 == slots.count ? 0 : head + 1
     return dropped
   }

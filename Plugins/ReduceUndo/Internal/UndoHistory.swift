@@ -168,8 +168,10 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
     -> Released<Snapshot>
   {
     var released = Released<Snapshot>()
-    swap(&released.future, &future)
-    redoLabel = nil
+    if !future.isEmpty {
+      swap(&released.future, &future)
+      redoLabel = nil
+    }
     if !merging, let base = recorded {
       released.oldest = past.append(UndoStep(snapshot: base, label: label))
       undoLabel = label

@@ -59,6 +59,25 @@ struct UndoBook<Snapshot: Sendable>: Sendable {
   }
 }
 
+/// A change an action made to the tracked value, and when and where it was made.
+@usableFromInline
+struct TrackedChange<Substate: Sendable>: Sendable {
+  @usableFromInline let before: Substate
+  @usableFromInline let after: Substate
+  /// The recorder's epoch when the action began.
+  @usableFromInline let epoch: UInt64
+  /// The store the action was dispatched to.
+  @usableFromInline let store: ObjectIdentifier
+
+  @inlinable
+  init(before: Substate, after: Substate, epoch: UInt64, store: ObjectIdentifier) {
+    self.before = before
+    self.after = after
+    self.epoch = epoch
+    self.store = store
+  }
+}
+
 /// Records the changes of one tracked substate and restores them.
 ///
 /// Every call of ``record(_:context:next:)`` happens holding the store's dispatch turn, so
@@ -177,11 +196,51 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   func recordChange(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws -> Bool
   {
-    let before = context.withUnsafeState(read)
+    guard !options.decidesWithUserCode else {
+      return try recordChangeDecidedByOptions(action, context: context, next: next)
+    }
     let start = epoch.load(ordering: .acquiring)
-    // With `groupBy` or `label`, user code decides how the change joins the history, from the
-    // open group as it was before the action; it runs outside the lock.
-    let grouping = options.decidesWithUserCode ? book.withLock { $0.history.grouping } : nil
+    guard let change = try passOn(action, epoch: start, context: context, next: next) else {
+      return false
+    }
+    return commit(change, decision: nil, key: nil)
+  }
+
+  /// ``recordChange(_:context:next:)`` with `groupBy` or `label`: user code decides how the
+  /// change joins the history, from the open group as it was before the action, outside the
+  /// lock.
+  @inlinable @inline(never)
+  func recordChangeDecidedByOptions(
+    _ action: any Action, context: MiddlewareContext<State>, next: Next<State>
+  ) throws -> Bool {
+    // Read together, so that the grouping belongs to the history the epoch names.
+    let (grouping, start) = book.withLock { book in
+      (book.history.grouping, epoch.load(ordering: .relaxed))
+    }
+    guard let change = try passOn(action, epoch: start, context: context, next: next) else {
+      return false
+    }
+    let key = options.groupBy?(action).map(GroupKey.init)
+    return commit(change, decision: decide(grouping, key: key, action: action), key: key)
+  }
+
+  /// Passes an action on and reads the tracked value around it.
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - start: The recorder's epoch, read before the action.
+  ///   - context: The action's context.
+  ///   - next: Passes the action on.
+  /// - Returns: The change, or nil when the action left the tracked value equal or the filter
+  ///   leaves it out (then the value before is noted as the history's starting point, if it has
+  ///   none yet).
+  /// - Throws: The `DispatchError` of the rest of the chain.
+  @inlinable
+  func passOn(
+    _ action: any Action, epoch start: UInt64, context: MiddlewareContext<State>,
+    next: Next<State>
+  ) throws -> TrackedChange<Substate>? {
+    let before = context.withUnsafeState(read)
     try next(action)
     let after = context.withUnsafeState(read)
     let store = context.storeID
@@ -189,18 +248,32 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       if baselineEpoch.load(ordering: .relaxed) != start {
         noteBaseline(before, epoch: start, store: store)
       }
-      return false
+      return nil
     }
-    let key = options.groupBy?(action).map(GroupKey.init)
-    let decision = grouping.map { decide($0, key: key, action: action) }
+    return TrackedChange(before: before, after: after, epoch: start, store: store)
+  }
+
+  /// Records a change as a new step or into the newest one, unless the store was left since
+  /// the change began, and publishes the new status.
+  ///
+  /// - Parameters:
+  ///   - change: The change.
+  ///   - decision: Whether it merges and the new step's label, decided by the options; nil
+  ///     when only an open explicit group decides.
+  ///   - key: The action's `groupBy` key.
+  /// - Returns: Whether the status changed.
+  @inlinable
+  func commit(
+    _ change: TrackedChange<Substate>, decision: (merging: Bool, label: String?)?, key: GroupKey?
+  ) -> Bool {
     let (changed, released) = book.withLock { book -> (Bool, Released<Substate>) in
-      guard epoch.load(ordering: .relaxed) == start, book.store == store else {
+      guard epoch.load(ordering: .relaxed) == change.epoch, book.store == change.store else {
         return (false, Released())
       }
-      book.history.noteBaseline(before)
-      baselineEpoch.store(start, ordering: .relaxed)
+      book.history.noteBaseline(change.before)
+      baselineEpoch.store(change.epoch, ordering: .relaxed)
       let (merging, label) = decision ?? book.history.decisionWithoutUserCode
-      let released = book.history.record(after, merging: merging, label: label, key: key)
+      let released = book.history.record(change.after, merging: merging, label: label, key: key)
       return (Self.publishLocked(&book), released)
     }
     _ = consume released
@@ -325,10 +398,17 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     guard book.history.status(differsFrom: book.published) else { return false }
     let status = book.history.status
     book.published = status
-    if !book.sinks.isEmpty {
-      for sink in book.sinks.values { sink.yield(status) }
-    }
+    if !book.sinks.isEmpty { yield(status, to: book.sinks) }
     return true
+  }
+
+  /// Sends a status to status streams; out of line, so that recording a step that leaves the
+  /// status as it was sets nothing up for streams.
+  @usableFromInline @inline(never)
+  static func yield(
+    _ status: UndoStatus, to sinks: [UInt64: AsyncStream<UndoStatus>.Continuation]
+  ) {
+    for sink in sinks.values { sink.yield(status) }
   }
 
   @usableFromInline
