@@ -78,20 +78,12 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     label: (@Sendable (any Action) -> String?)? = nil,
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
-    // A stored-property path is read at its offset (`MemoryLayout.offset(of:)` documents this
-    // use), copying the substate alone, without a key-path projection through the runtime.
-    let read: @Sendable (UnsafePointer<State>) -> Substate
-    if let offset = MemoryLayout<State>.offset(of: scope) {
-      read = { state in
-        UnsafeRawPointer(state).advanced(by: offset).assumingMemoryBound(to: Substate.self).pointee
-      }
-    } else {
-      read = { $0.pointee[keyPath: scope] }
-    }
     let recorder = try UndoRecorder<State, Substate>(
       name: name,
       options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
-      read: read,
+      // A stored-property path is read at its offset, copying the substate alone, without a
+      // key-path projection through the runtime.
+      read: { $0.pointee[keyPath: scope] }, offset: MemoryLayout<State>.offset(of: scope),
       embed: { state, substate in
         var state = state
         state[keyPath: scope] = substate
@@ -123,7 +115,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     let recorder = try UndoRecorder<State, Substate>(
       name: name,
       options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
-      read: { scope.get($0.pointee) },
+      read: { scope.get($0.pointee) }, offset: nil,
       embed: { state, substate in
         var state = state
         scope.set(&state, substate)
@@ -227,7 +219,7 @@ extension UndoMiddleware where State: Equatable {
     let recorder = try UndoRecorder<State, State>(
       name: name,
       options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
-      read: { $0.pointee }, embed: { _, state in state })
+      read: { $0.pointee }, offset: 0, embed: { _, state in state })
     self.init(recorder: recorder)
   }
 }

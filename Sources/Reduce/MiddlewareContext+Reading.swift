@@ -1,3 +1,5 @@
+public import Synchronization
+
 extension MiddlewareContext {
   /// Calls `body` with a pointer to the store's current state, as ``state`` returns it, and
   /// returns its result.
@@ -17,13 +19,24 @@ extension MiddlewareContext {
   package func withUnsafeState<Value, E: Error>(
     _ body: (UnsafePointer<State>) throws(E) -> Value
   ) throws(E) -> Value {
-    let core = core
-    if isOwnItem, !core.reducing.pointee {
-      core.turn.pointee.borrowingState += 1
-      defer { core.turn.pointee.borrowingState -= 1 }
-      return try body(UnsafePointer(core.stateStorage))
-    }
-    var copy = core.readState()
-    return try body(&copy)
+    // The context's plan keeps the core alive: it is used through a guaranteed reference,
+    // with no reference counting.
+    let result: Result<Value, E> = Unmanaged.passUnretained(plan.core)
+      ._withUnsafeGuaranteedRef { core in
+        do throws(E) {
+          let ownItem =
+            core.activeItem.load(ordering: .acquiring) == item && thread == ThreadID.current
+          if ownItem, !core.reducing.pointee {
+            core.turn.pointee.borrowingState += 1
+            defer { core.turn.pointee.borrowingState -= 1 }
+            return .success(try body(UnsafePointer(core.stateStorage)))
+          }
+          var copy = core.readState()
+          return .success(try body(&copy))
+        } catch {
+          return .failure(error)
+        }
+      }
+    return try result.get()
   }
 }

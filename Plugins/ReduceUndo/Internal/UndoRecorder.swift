@@ -97,6 +97,9 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   @usableFromInline let options: UndoOptions
   /// Reads the tracked substate through a pointer to a state.
   @usableFromInline let read: @Sendable (UnsafePointer<State>) -> Substate
+  /// Where the tracked substate lies in a state, when it is a stored property (0: the whole
+  /// state): it is then read there directly, without calling `read`.
+  @usableFromInline let offset: Int?
   @usableFromInline let embed: @Sendable (State, Substate) -> State
   @usableFromInline let book: Locked<UndoBook<Substate>>
   /// Grows by one, under the lock, each time the store is left.
@@ -114,6 +117,8 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///   - name: The middleware's name, for errors.
   ///   - options: The limit and the option closures.
   ///   - read: Reads the tracked substate through a pointer to a state.
+  ///   - offset: The tracked substate's offset in a state, when `read` reads a stored property
+  ///     of type `Substate` there (0 when `Substate` is `State`).
   ///   - embed: Builds the state to restore: a state with the tracked part replaced.
   /// - Throws: ``UndoError/invalidLimit(_:)`` when the limit is below 1.
   @usableFromInline
@@ -121,12 +126,14 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     name: String,
     options: UndoOptions,
     read: @escaping @Sendable (UnsafePointer<State>) -> Substate,
+    offset: Int?,
     embed: @escaping @Sendable (State, Substate) -> State
   ) throws(UndoError) {
     guard options.limit >= 1 else { throw .invalidLimit(options.limit) }
     self.name = name
     self.options = options
     self.read = read
+    self.offset = offset
     self.embed = embed
     self.book = Locked(UndoBook(history: UndoHistory(limit: options.limit)))
   }
@@ -224,6 +231,17 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     return commit(change, decision: decide(grouping, key: key, action: action), key: key)
   }
 
+  /// The tracked value in the context's store now.
+  @inlinable
+  func tracked(in context: MiddlewareContext<State>) -> Substate {
+    guard let offset else { return context.withUnsafeState(read) }
+    // `offset` is where a stored property of type `Substate` lies (`MemoryLayout.offset(of:)`
+    // documents reading it through a pointer), or 0 when `Substate` is `State`.
+    return context.withUnsafeState { state in
+      UnsafeRawPointer(state).advanced(by: offset).assumingMemoryBound(to: Substate.self).pointee
+    }
+  }
+
   /// Passes an action on and reads the tracked value around it.
   ///
   /// - Parameters:
@@ -240,9 +258,9 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     _ action: any Action, epoch start: UInt64, context: MiddlewareContext<State>,
     next: Next<State>
   ) throws -> TrackedChange<Substate>? {
-    let before = context.withUnsafeState(read)
+    let before = tracked(in: context)
     try next(action)
-    let after = context.withUnsafeState(read)
+    let after = tracked(in: context)
     let store = context.storeID
     guard before != after, options.filter?(action) ?? true else {
       if baselineEpoch.load(ordering: .relaxed) != start {
@@ -324,7 +342,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       return try travel(offset, context: context, next: next)
     case .clearHistory:
       let start = epoch.load(ordering: .acquiring)
-      let present = context.withUnsafeState(read)
+      let present = tracked(in: context)
       return commit(epoch: start, store: store) { history in
         defer { baselineEpoch.store(start, ordering: .relaxed) }
         return history.clear(keeping: present)
