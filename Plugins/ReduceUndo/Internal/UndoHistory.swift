@@ -60,7 +60,7 @@ struct Grouping: Sendable {
 @usableFromInline
 struct Released<Snapshot: Sendable>: Sendable {
   @usableFromInline var oldest: UndoStep<Snapshot>?
-  @usableFromInline var future: [UndoStep<Snapshot>] = []
+  @usableFromInline var future: [UndoStep<Snapshot>]?
   @usableFromInline var past: RingBuffer<UndoStep<Snapshot>>?
 
   @inlinable
@@ -169,7 +169,7 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   {
     var released = Released<Snapshot>()
     if !future.isEmpty {
-      swap(&released.future, &future)
+      released.future = takeFuture()
       redoLabel = nil
     }
     if !merging, let base = recorded {
@@ -184,6 +184,14 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
       openKey = key
     }
     return released
+  }
+
+  /// Empties the redo future and returns what it held.
+  @inlinable
+  mutating func takeFuture() -> [UndoStep<Snapshot>] {
+    var taken: [UndoStep<Snapshot>] = []
+    swap(&taken, &future)
+    return taken
   }
 
   /// Ends the current step: the next change starts a new one, even inside an open group.
@@ -274,7 +282,7 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   mutating func clear(keeping present: Snapshot) -> Released<Snapshot> {
     var released = Released<Snapshot>()
     released.past = past.removeAll()
-    swap(&released.future, &future)
+    released.future = takeFuture()
     refreshLabels()
     recorded = present
     seal()

@@ -210,7 +210,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     guard let change = try passOn(action, epoch: start, context: context, next: next) else {
       return false
     }
-    return commit(change, decision: nil, key: nil)
+    return commit(change, key: nil) { $0.decisionWithoutUserCode }
   }
 
   /// ``recordChange(_:context:next:)`` with `groupBy` or `label`: user code decides how the
@@ -228,7 +228,8 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       return false
     }
     let key = options.groupBy?(action).map(GroupKey.init)
-    return commit(change, decision: decide(grouping, key: key, action: action), key: key)
+    let decision = decide(grouping, key: key, action: action)
+    return commit(change, key: key) { _ in decision }
   }
 
   /// The tracked value in the context's store now.
@@ -276,13 +277,14 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///
   /// - Parameters:
   ///   - change: The change.
-  ///   - decision: Whether it merges and the new step's label, decided by the options; nil
-  ///     when only an open explicit group decides.
   ///   - key: The action's `groupBy` key.
+  ///   - decide: Whether the change merges into the newest step, and the label of the step it
+  ///     starts, from the history; called under the lock, so it must not run user code.
   /// - Returns: Whether the status changed.
   @inlinable
   func commit(
-    _ change: TrackedChange<Substate>, decision: (merging: Bool, label: String?)?, key: GroupKey?
+    _ change: TrackedChange<Substate>, key: GroupKey?,
+    decide: (inout UndoHistory<Substate>) -> (merging: Bool, label: String?)
   ) -> Bool {
     let (changed, released) = book.withLock { book -> (Bool, Released<Substate>) in
       guard epoch.load(ordering: .relaxed) == change.epoch, book.store == change.store else {
@@ -290,7 +292,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       }
       book.history.noteBaseline(change.before)
       baselineEpoch.store(change.epoch, ordering: .relaxed)
-      let (merging, label) = decision ?? book.history.decisionWithoutUserCode
+      let (merging, label) = decide(&book.history)
       let released = book.history.record(change.after, merging: merging, label: label, key: key)
       return (Self.publishLocked(&book), released)
     }
