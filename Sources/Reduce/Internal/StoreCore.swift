@@ -343,7 +343,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func dispatchThroughChain<A: Action>(_ action: A, _ plan: ChainPlan<State>)
     -> Result<State, DispatchError>
   {
-    let failure = process(action as any Action, plan: plan, from: 0, isFallback: false)
+    let failure = process(typed: action, plan: plan)
     let state = drainAndRelease()
     return failure.map(Result.failure) ?? .success(state)
   }
@@ -466,6 +466,34 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func process(
     _ action: any Action, plan: ChainPlan<State>, from index: Int, isFallback: Bool
   ) -> DispatchError? {
+    processItem(isFallback: isFallback) { item, thread throws(DispatchError) in
+      try runChain(action, plan, from: index, item: item, thread: thread)
+    }
+  }
+
+  /// Runs an action of a type known here through its whole plan as one dispatch item, as
+  /// ``process(_:plan:from:isFallback:)`` does: the first middleware's context holds the action
+  /// boxed once, not a copy of a box.
+  @inlinable
+  func process<A: Action>(typed action: A, plan: ChainPlan<State>) -> DispatchError? {
+    processItem(isFallback: false) { item, thread throws(DispatchError) in
+      let entries = plan.entries
+      guard !entries.isEmpty else {
+        try reduceLeavingChain(action, as: plan.actionType)
+        return
+      }
+      try call(
+        entries[0],
+        MiddlewareContext(plan: plan, index: 0, action: action, item: item, thread: thread),
+        Next(plan: plan, index: 1, item: item, thread: thread))
+    }
+  }
+
+  /// Numbers a dispatch item, marks it active while `run` runs it, and publishes its failure.
+  @inlinable @inline(__always)
+  func processItem(
+    isFallback: Bool, _ run: (UInt64, ThreadID) throws(DispatchError) -> Void
+  ) -> DispatchError? {
     turn.pointee.itemCounter &+= 1
     let item = turn.pointee.itemCounter
     let outer = turn.pointee.processingFallback
@@ -476,7 +504,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       turn.pointee.processingFallback = outer
     }
     do throws(DispatchError) {
-      try runChain(action, plan, from: index, item: item, thread: ThreadID.current)
+      try run(item, ThreadID.current)
       return nil
     } catch {
       handleFailure(error, isFallback: isFallback)
@@ -510,6 +538,26 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       plan: plan, index: index, action: action, item: item, thread: thread)
     // The plan keeps its entries alive: the entry is used through a guaranteed reference.
     let failure: DispatchError? = Unmanaged.passUnretained(entries[index])
+      ._withUnsafeGuaranteedRef { entry in
+        do {
+          try entry.middleware.handle(context.action, context: context, next: next)
+          return nil
+        } catch let error as DispatchError {
+          return error
+        } catch {
+          return .rejected(by: entry.name, action: context.action, underlying: error)
+        }
+      }
+    if let failure { throw failure }
+  }
+
+  /// Calls one middleware, turning what it throws into the dispatch's failure.
+  @inlinable @inline(__always)
+  func call(
+    _ entry: MiddlewareEntry<State>, _ context: MiddlewareContext<State>, _ next: Next<State>
+  ) throws(DispatchError) {
+    // The plan keeps its entries alive: the entry is used through a guaranteed reference.
+    let failure: DispatchError? = Unmanaged.passUnretained(entry)
       ._withUnsafeGuaranteedRef { entry in
         do {
           try entry.middleware.handle(context.action, context: context, next: next)
