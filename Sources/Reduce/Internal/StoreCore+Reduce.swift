@@ -106,7 +106,7 @@ extension StoreCore {
     run: (HandlerBox<State>, inout State) throws -> Void
   ) -> DirectOutcome<State> {
     let observers = fields.pointee.observers
-    guard !fields.pointee.closed, !reducing.pointee,
+    guard !fields.pointee.closed, !reducing.load(ordering: .relaxed),
       observers?.observers.needOldState(stateIsEquatable: isEqual != nil) != true
     else { return .declined }
     let route = fields.pointee.registry.route(for: actionType)
@@ -114,7 +114,7 @@ extension StoreCore {
     // The route, which this function keeps alive, holds the handler: it is used unretained.
     let handler = Unmanaged.passUnretained(route.steps[0].handler)
     guard handler._withUnsafeGuaranteedRef({ $0.actionType != nil }) else { return .declined }
-    reducing.pointee = true
+    reducing.store(true, ordering: .relaxed)
     lock.unlock()
     // The route said the handler cannot throw; the catch only satisfies the type checker.
     withExtendedLifetime(route) {
@@ -203,9 +203,9 @@ extension StoreCore {
     let keepOld =
       mayThrow || (observers?.observers.needOldState(stateIsEquatable: isEqual != nil) ?? false)
     precondition(
-      !reducing.pointee,
+      !reducing.load(ordering: .relaxed),
       "The store's state is already being reduced; reducers must not dispatch.")
-    reducing.pointee = true
+    reducing.store(true, ordering: .relaxed)
     let old: State? = keepOld ? stateStorage.pointee : nil
     lock.unlock()
 

@@ -93,14 +93,17 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let turnChanged = Condition()
   @usableFromInline let stateCommitted = Condition()
   @usableFromInline let fields: UnsafeMutablePointer<CoreFields<State>>
-  /// The state, in an allocation of its own: while `reducing.pointee`, the turn holder
+  /// The state, in an allocation of its own: while `reducing` is set, the turn holder
   /// changes it in place with the lock released and nobody else reads it; otherwise it is read
   /// under the lock, or by the turn holder, who alone may change it.
   @usableFromInline let stateStorage: UnsafeMutablePointer<State>
-  /// Whether the turn holder is reducing the state in place, in an allocation of its own: only
-  /// the turn holder writes it, with the lock held; other threads read it with the lock held,
-  /// the turn holder also without (a middleware context reading the state).
-  @usableFromInline let reducing: UnsafeMutablePointer<Bool>
+  /// Whether the turn holder is reducing the state in place.
+  ///
+  /// Only the turn holder writes it, with the lock held; other threads read it with the lock
+  /// held, the turn holder also without (a middleware context reading the state). An atomic, so
+  /// that the unlocked read is no race; relaxed, as the lock or the single writer orders every
+  /// access.
+  @usableFromInline let reducing = Atomic<Bool>(false)
   /// Turn holder only: what the thread holding the turn is doing, in an allocation of its own.
   @usableFromInline let turn: UnsafeMutablePointer<TurnFields>
 
@@ -129,8 +132,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     stateStorage.initialize(to: initialState)
     turn = .allocate(capacity: 1)
     turn.initialize(to: TurnFields())
-    reducing = .allocate(capacity: 1)
-    reducing.initialize(to: false)
     self.fallback = fallback
     self.replaceStateType = ObjectIdentifier(ReplaceState<State>.self)
     if let equatable = State.self as? any (Equatable & Sendable).Type {
@@ -150,8 +151,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     stateStorage.deallocate()
     turn.deinitialize(count: 1)
     turn.deallocate()
-    reducing.deinitialize(count: 1)
-    reducing.deallocate()
   }
 
   private static func equality<E: Equatable & Sendable>(of type: E.Type)
@@ -183,7 +182,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @inlinable
   func committedStateLocked() -> State {
     while true {
-      if !reducing.pointee { return stateStorage.pointee }
+      if !reducing.load(ordering: .relaxed) { return stateStorage.pointee }
       precondition(
         fields.pointee.owner != ThreadID.current,
         "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
@@ -197,7 +196,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Ends an in-place reduction, with the lock held, and wakes readers waiting for it.
   @inlinable
   func commitLocked() {
-    reducing.pointee = false
+    reducing.store(false, ordering: .relaxed)
     if fields.pointee.waitingForState > 0 { stateCommitted.broadcast() }
   }
 
@@ -247,7 +246,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         fields.pointee.pending.removeAll(keepingCapacity: fields.pointee.pending.count < 64)
         fields.pointee.pendingHead = 0
       }
-      let state = committedStateLocked()
+      // The turn holder is not reducing in place here: the state is committed.
+      let state = stateStorage.pointee
       releaseTurnLocked()
       lock.unlock()
       return state
