@@ -125,15 +125,19 @@ extension StoreCore {
       }
     }
     let notifying = observers != nil || observationEnabled.load(ordering: .relaxed)
-    lock.lock()
-    commitLocked()
-    if releaseTurnWhenDone && !notifying && !hasPendingLocked {
-      let state = stateStorage.pointee
-      releaseTurnLocked()
+    if releaseTurnWhenDone && !notifying {
+      lock.lock()
+      commitLocked()
+      if !hasPendingLocked {
+        let state = stateStorage.pointee
+        releaseTurnLocked()
+        lock.unlock()
+        return .released(state)
+      }
       lock.unlock()
-      return .released(state)
+    } else {
+      commit()
     }
-    lock.unlock()
     if notifying {
       notify(observers?.observers, action: action, old: nil, touched: route.touched)
     }
@@ -223,15 +227,19 @@ extension StoreCore {
       return .failed(.reducerFailed(key: error.key, action: action(), underlying: error.underlying))
     }
     let notifying = changed && (observers != nil || observationEnabled.load(ordering: .relaxed))
-    lock.lock()
-    commitLocked()
-    if !notifying && releaseTurnWhenDone && !hasPendingLocked {
-      let result = stateStorage.pointee
-      releaseTurnLocked()
+    if !notifying && releaseTurnWhenDone {
+      lock.lock()
+      commitLocked()
+      if !hasPendingLocked {
+        let result = stateStorage.pointee
+        releaseTurnLocked()
+        lock.unlock()
+        return .released(result)
+      }
       lock.unlock()
-      return .released(result)
+    } else {
+      commit()
     }
-    lock.unlock()
     if notifying {
       // Holding the turn, nobody else changes the state: read it without the lock.
       notify(observers?.observers, action: action, old: old, touched: route?.touched)

@@ -58,7 +58,6 @@ struct CoreFields<State: Sendable> {
   @usableFromInline var nextTicket: UInt64 = 0
   @usableFromInline var nowServing: UInt64 = 0
   @usableFromInline var waitingForTurn = 0
-  @usableFromInline var waitingForState = 0
   @usableFromInline var pending: [PendingWork<State>] = []
   @usableFromInline var pendingHead = 0
   @usableFromInline var lastID: UInt64 = 0
@@ -101,9 +100,11 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ///
   /// Only the turn holder writes it, with the lock held; other threads read it with the lock
   /// held, the turn holder also without (a middleware context reading the state). An atomic, so
-  /// that the unlocked read is no race; relaxed, as the lock or the single writer orders every
-  /// access.
+  /// that the unlocked read is no race, and so that a commit needs no lock (`commit()`).
   @usableFromInline let reducing = Atomic<Bool>(false)
+  /// How many readers wait for an in-place reduction to be committed; changed with the lock
+  /// held, read by a commit made without it.
+  @usableFromInline let waitingForState = Atomic<Int>(0)
   /// Turn holder only: what the thread holding the turn is doing, in an allocation of its own.
   @usableFromInline let turn: UnsafeMutablePointer<TurnFields>
 
@@ -182,22 +183,39 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @inlinable
   func committedStateLocked() -> State {
     while true {
-      if !reducing.load(ordering: .relaxed) { return stateStorage.pointee }
+      if !reducing.load(ordering: .sequentiallyConsistent) { return stateStorage.pointee }
       precondition(
         fields.pointee.owner != ThreadID.current,
         "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
       )
-      fields.pointee.waitingForState += 1
-      lock.wait(on: stateCommitted)
-      fields.pointee.waitingForState -= 1
+      // Announce the wait, then look again: a commit made without the lock either came before
+      // this second look, or sees the announcement and broadcasts under the lock, which it can
+      // take only once this thread waits (see `commit()`).
+      waitingForState.wrappingAdd(1, ordering: .sequentiallyConsistent)
+      if reducing.load(ordering: .sequentiallyConsistent) { lock.wait(on: stateCommitted) }
+      waitingForState.wrappingSubtract(1, ordering: .sequentiallyConsistent)
     }
   }
 
   /// Ends an in-place reduction, with the lock held, and wakes readers waiting for it.
   @inlinable
   func commitLocked() {
-    reducing.store(false, ordering: .relaxed)
-    if fields.pointee.waitingForState > 0 { stateCommitted.broadcast() }
+    reducing.store(false, ordering: .sequentiallyConsistent)
+    if waitingForState.load(ordering: .sequentiallyConsistent) > 0 { stateCommitted.broadcast() }
+  }
+
+  /// Ends an in-place reduction without the lock, taking it only to wake waiting readers.
+  ///
+  /// The turn holder alone writes the state; the sequentially consistent flag and count make a
+  /// reader either see the commit or be seen waiting (see `committedStateLocked()`).
+  @inlinable
+  func commit() {
+    reducing.store(false, ordering: .sequentiallyConsistent)
+    if waitingForState.load(ordering: .sequentiallyConsistent) > 0 {
+      lock.lock()
+      stateCommitted.broadcast()
+      lock.unlock()
+    }
   }
 
   // MARK: The dispatch turn
