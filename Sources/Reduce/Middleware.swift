@@ -241,7 +241,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
     // The turn holder alone writes `reducing` and the state, so it reads both without the lock.
     // While it reduces in place (a reducer reading the state), the locked read reports that.
     let core = core
-    if isOwnItem, !core.reducing.pointee { return core.stateStorage.pointee }
+    if isOwnItem, !core.reducing.load(ordering: .relaxed) { return core.stateStorage.pointee }
     return core.readState()
   }
 
@@ -261,7 +261,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   @inlinable
   package func read<Value, E: Error>(_ body: (State) throws(E) -> Value) throws(E) -> Value {
     let core = core
-    if isOwnItem, !core.reducing.pointee {
+    if isOwnItem, !core.reducing.load(ordering: .relaxed) {
       core.turn.pointee.borrowingState += 1
       defer { core.turn.pointee.borrowingState -= 1 }
       return try body(core.stateStorage.pointee)

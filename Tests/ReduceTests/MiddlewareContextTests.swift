@@ -181,4 +181,66 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
     #expect(old.state.counter == 2 * perThread + 1)
     #expect(lastSeen.count == 2)
   }
+
+  @Test(
+    "readers on other threads see whole actions only while dispatches through middleware commit",
+    .timeLimit(.minutes(1)), arguments: [false, true])
+  func readersWhileChainDispatchesCommit(mayThrow: Bool) async throws {
+    // One handler that cannot throw takes the direct reduction; a throwing one the general one.
+    // Through middleware, both commit without the lock and wake readers waiting for the commit.
+    let writers = 3
+    let perWriter = 2_000
+    let both = Mutator(\TwinState.twin) { (twin: inout Twin, _: Step) in
+      twin.first += 1
+      twin.second += 1
+    }
+    let failing = Mutator(\TwinState.failures) { (_: inout Int, step: Step) throws(TestError) in
+      if step.fail { throw TestError() }
+    }
+    let relay = AnyMiddleware<TwinState>(name: "relay") { action, _, next in try next(action) }
+    let store = try Store(
+      initialState: TwinState(), mutators: mayThrow ? [both, failing] : [both],
+      middleware: [relay])
+    let finished = Box(0)
+    let violations = Probe<String>()
+    let reads = Box(0)
+    await onThreads(writers + 2) { thread in
+      if thread < writers {
+        for index in 0..<perWriter { store.dispatch(Step(fail: mayThrow && index % 5 == 0)) }
+        finished.update { $0 += 1 }
+        return
+      }
+      var last = 0
+      var count = 0
+      while finished.value < writers {
+        let twin = store.state.twin
+        count += 1
+        if twin.first != twin.second { violations.append("torn: \(twin)") }
+        if twin.first < last { violations.append("went back: \(last) -> \(twin.first)") }
+        last = twin.first
+      }
+      reads.update { $0 += count }
+    }
+    #expect(violations.values.isEmpty)
+    #expect(reads.value > 0)
+    let succeeded = writers * perWriter * (mayThrow ? 4 : 5) / 5
+    #expect(store.state.twin == Twin(first: succeeded, second: succeeded))
+  }
+}
+
+/// Two counters one action changes together: a reader must never see them differ.
+struct Twin: Equatable, Sendable {
+  var first = 0
+  var second = 0
+}
+
+/// A state with a ``Twin`` and a substate whose mutator may throw.
+struct TwinState: Equatable, Sendable {
+  var twin = Twin()
+  var failures = 0
+}
+
+/// Steps both counters of a ``Twin``; with `fail`, the throwing mutator throws afterwards.
+struct Step: Action {
+  var fail = false
 }

@@ -106,7 +106,7 @@ extension StoreCore {
     run: (HandlerBox<State>, inout State) throws -> Void
   ) -> DirectOutcome<State> {
     let observers = fields.pointee.observers
-    guard !fields.pointee.closed, !reducing.pointee,
+    guard !fields.pointee.closed, !reducing.load(ordering: .relaxed),
       observers?.observers.needOldState(stateIsEquatable: isEqual != nil) != true
     else { return .declined }
     let route = fields.pointee.registry.route(for: actionType)
@@ -114,7 +114,7 @@ extension StoreCore {
     // The route, which this function keeps alive, holds the handler: it is used unretained.
     let handler = Unmanaged.passUnretained(route.steps[0].handler)
     guard handler._withUnsafeGuaranteedRef({ $0.actionType != nil }) else { return .declined }
-    reducing.pointee = true
+    reducing.store(true, ordering: .relaxed)
     lock.unlock()
     // The route said the handler cannot throw; the catch only satisfies the type checker.
     withExtendedLifetime(route) {
@@ -125,15 +125,19 @@ extension StoreCore {
       }
     }
     let notifying = observers != nil || observationEnabled.load(ordering: .relaxed)
-    lock.lock()
-    commitLocked()
-    if releaseTurnWhenDone && !notifying && !hasPendingLocked {
-      let state = stateStorage.pointee
-      releaseTurnLocked()
+    if releaseTurnWhenDone && !notifying {
+      lock.lock()
+      commitLocked()
+      if !hasPendingLocked {
+        let state = stateStorage.pointee
+        releaseTurnLocked()
+        lock.unlock()
+        return .released(state)
+      }
       lock.unlock()
-      return .released(state)
+    } else {
+      commit()
     }
-    lock.unlock()
     if notifying {
       notify(observers?.observers, action: action, old: nil, touched: route.touched)
     }
@@ -203,9 +207,9 @@ extension StoreCore {
     let keepOld =
       mayThrow || (observers?.observers.needOldState(stateIsEquatable: isEqual != nil) ?? false)
     precondition(
-      !reducing.pointee,
+      !reducing.load(ordering: .relaxed),
       "The store's state is already being reduced; reducers must not dispatch.")
-    reducing.pointee = true
+    reducing.store(true, ordering: .relaxed)
     let old: State? = keepOld ? stateStorage.pointee : nil
     lock.unlock()
 
@@ -223,15 +227,19 @@ extension StoreCore {
       return .failed(.reducerFailed(key: error.key, action: action(), underlying: error.underlying))
     }
     let notifying = changed && (observers != nil || observationEnabled.load(ordering: .relaxed))
-    lock.lock()
-    commitLocked()
-    if !notifying && releaseTurnWhenDone && !hasPendingLocked {
-      let result = stateStorage.pointee
-      releaseTurnLocked()
+    if !notifying && releaseTurnWhenDone {
+      lock.lock()
+      commitLocked()
+      if !hasPendingLocked {
+        let result = stateStorage.pointee
+        releaseTurnLocked()
+        lock.unlock()
+        return .released(result)
+      }
       lock.unlock()
-      return .released(result)
+    } else {
+      commit()
     }
-    lock.unlock()
     if notifying {
       // Holding the turn, nobody else changes the state: read it without the lock.
       notify(observers?.observers, action: action, old: old, touched: route?.touched)

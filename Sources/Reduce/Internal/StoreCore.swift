@@ -58,7 +58,6 @@ struct CoreFields<State: Sendable> {
   @usableFromInline var nextTicket: UInt64 = 0
   @usableFromInline var nowServing: UInt64 = 0
   @usableFromInline var waitingForTurn = 0
-  @usableFromInline var waitingForState = 0
   @usableFromInline var pending: [PendingWork<State>] = []
   @usableFromInline var pendingHead = 0
   @usableFromInline var lastID: UInt64 = 0
@@ -93,14 +92,19 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let turnChanged = Condition()
   @usableFromInline let stateCommitted = Condition()
   @usableFromInline let fields: UnsafeMutablePointer<CoreFields<State>>
-  /// The state, in an allocation of its own: while `reducing.pointee`, the turn holder
+  /// The state, in an allocation of its own: while `reducing` is set, the turn holder
   /// changes it in place with the lock released and nobody else reads it; otherwise it is read
   /// under the lock, or by the turn holder, who alone may change it.
   @usableFromInline let stateStorage: UnsafeMutablePointer<State>
-  /// Whether the turn holder is reducing the state in place, in an allocation of its own: only
-  /// the turn holder writes it, with the lock held; other threads read it with the lock held,
-  /// the turn holder also without (a middleware context reading the state).
-  @usableFromInline let reducing: UnsafeMutablePointer<Bool>
+  /// Whether the turn holder is reducing the state in place.
+  ///
+  /// Only the turn holder writes it, with the lock held; other threads read it with the lock
+  /// held, the turn holder also without (a middleware context reading the state). An atomic, so
+  /// that the unlocked read is no race, and so that a commit needs no lock (`commit()`).
+  @usableFromInline let reducing = Atomic<Bool>(false)
+  /// How many readers wait for an in-place reduction to be committed; changed with the lock
+  /// held, read by a commit made without it.
+  @usableFromInline let waitingForState = Atomic<Int>(0)
   /// Turn holder only: what the thread holding the turn is doing, in an allocation of its own.
   @usableFromInline let turn: UnsafeMutablePointer<TurnFields>
 
@@ -129,8 +133,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     stateStorage.initialize(to: initialState)
     turn = .allocate(capacity: 1)
     turn.initialize(to: TurnFields())
-    reducing = .allocate(capacity: 1)
-    reducing.initialize(to: false)
     self.fallback = fallback
     self.replaceStateType = ObjectIdentifier(ReplaceState<State>.self)
     if let equatable = State.self as? any (Equatable & Sendable).Type {
@@ -150,8 +152,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     stateStorage.deallocate()
     turn.deinitialize(count: 1)
     turn.deallocate()
-    reducing.deinitialize(count: 1)
-    reducing.deallocate()
   }
 
   private static func equality<E: Equatable & Sendable>(of type: E.Type)
@@ -183,22 +183,39 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @inlinable
   func committedStateLocked() -> State {
     while true {
-      if !reducing.pointee { return stateStorage.pointee }
+      if !reducing.load(ordering: .sequentiallyConsistent) { return stateStorage.pointee }
       precondition(
         fields.pointee.owner != ThreadID.current,
         "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
       )
-      fields.pointee.waitingForState += 1
-      lock.wait(on: stateCommitted)
-      fields.pointee.waitingForState -= 1
+      // Announce the wait, then look again: a commit made without the lock either came before
+      // this second look, or sees the announcement and broadcasts under the lock, which it can
+      // take only once this thread waits (see `commit()`).
+      waitingForState.wrappingAdd(1, ordering: .sequentiallyConsistent)
+      if reducing.load(ordering: .sequentiallyConsistent) { lock.wait(on: stateCommitted) }
+      waitingForState.wrappingSubtract(1, ordering: .sequentiallyConsistent)
     }
   }
 
   /// Ends an in-place reduction, with the lock held, and wakes readers waiting for it.
   @inlinable
   func commitLocked() {
-    reducing.pointee = false
-    if fields.pointee.waitingForState > 0 { stateCommitted.broadcast() }
+    reducing.store(false, ordering: .sequentiallyConsistent)
+    if waitingForState.load(ordering: .sequentiallyConsistent) > 0 { stateCommitted.broadcast() }
+  }
+
+  /// Ends an in-place reduction without the lock, taking it only to wake waiting readers.
+  ///
+  /// The turn holder alone writes the state; the sequentially consistent flag and count make a
+  /// reader either see the commit or be seen waiting (see `committedStateLocked()`).
+  @inlinable
+  func commit() {
+    reducing.store(false, ordering: .sequentiallyConsistent)
+    if waitingForState.load(ordering: .sequentiallyConsistent) > 0 {
+      lock.lock()
+      stateCommitted.broadcast()
+      lock.unlock()
+    }
   }
 
   // MARK: The dispatch turn
@@ -247,7 +264,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         fields.pointee.pending.removeAll(keepingCapacity: fields.pointee.pending.count < 64)
         fields.pointee.pendingHead = 0
       }
-      let state = committedStateLocked()
+      // The turn holder is not reducing in place here: the state is committed.
+      let state = stateStorage.pointee
       releaseTurnLocked()
       lock.unlock()
       return state
@@ -343,7 +361,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func dispatchThroughChain<A: Action>(_ action: A, _ plan: ChainPlan<State>)
     -> Result<State, DispatchError>
   {
-    let failure = process(action as any Action, plan: plan, from: 0, isFallback: false)
+    let failure = process(typed: action, plan: plan)
     let state = drainAndRelease()
     return failure.map(Result.failure) ?? .success(state)
   }
@@ -466,6 +484,34 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func process(
     _ action: any Action, plan: ChainPlan<State>, from index: Int, isFallback: Bool
   ) -> DispatchError? {
+    processItem(isFallback: isFallback) { item, thread throws(DispatchError) in
+      try runChain(action, plan, from: index, item: item, thread: thread)
+    }
+  }
+
+  /// Runs an action of a type known here through its whole plan as one dispatch item, as
+  /// ``process(_:plan:from:isFallback:)`` does: the first middleware's context holds the action
+  /// boxed once, not a copy of a box.
+  @inlinable
+  func process<A: Action>(typed action: A, plan: ChainPlan<State>) -> DispatchError? {
+    processItem(isFallback: false) { item, thread throws(DispatchError) in
+      let entries = plan.entries
+      guard !entries.isEmpty else {
+        try reduceLeavingChain(action, as: plan.actionType)
+        return
+      }
+      try call(
+        entries[0],
+        MiddlewareContext(plan: plan, index: 0, action: action, item: item, thread: thread),
+        Next(plan: plan, index: 1, item: item, thread: thread))
+    }
+  }
+
+  /// Numbers a dispatch item, marks it active while `run` runs it, and publishes its failure.
+  @inlinable @inline(__always)
+  func processItem(
+    isFallback: Bool, _ run: (UInt64, ThreadID) throws(DispatchError) -> Void
+  ) -> DispatchError? {
     turn.pointee.itemCounter &+= 1
     let item = turn.pointee.itemCounter
     let outer = turn.pointee.processingFallback
@@ -476,7 +522,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       turn.pointee.processingFallback = outer
     }
     do throws(DispatchError) {
-      try runChain(action, plan, from: index, item: item, thread: ThreadID.current)
+      try run(item, ThreadID.current)
       return nil
     } catch {
       handleFailure(error, isFallback: isFallback)
@@ -510,6 +556,26 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       plan: plan, index: index, action: action, item: item, thread: thread)
     // The plan keeps its entries alive: the entry is used through a guaranteed reference.
     let failure: DispatchError? = Unmanaged.passUnretained(entries[index])
+      ._withUnsafeGuaranteedRef { entry in
+        do {
+          try entry.middleware.handle(context.action, context: context, next: next)
+          return nil
+        } catch let error as DispatchError {
+          return error
+        } catch {
+          return .rejected(by: entry.name, action: context.action, underlying: error)
+        }
+      }
+    if let failure { throw failure }
+  }
+
+  /// Calls one middleware, turning what it throws into the dispatch's failure.
+  @inlinable @inline(__always)
+  func call(
+    _ entry: MiddlewareEntry<State>, _ context: MiddlewareContext<State>, _ next: Next<State>
+  ) throws(DispatchError) {
+    // The plan keeps its entries alive: the entry is used through a guaranteed reference.
+    let failure: DispatchError? = Unmanaged.passUnretained(entry)
       ._withUnsafeGuaranteedRef { entry in
         do {
           try entry.middleware.handle(context.action, context: context, next: next)
