@@ -26,7 +26,7 @@ extension MiddlewareContext {
         do throws(E) {
           let ownItem =
             core.activeItem.load(ordering: .acquiring) == item && thread == ThreadID.current
-          if ownItem, !core.reducing.pointee {
+          if ownItem, !core.reducing.load(ordering: .relaxed) {
             core.turn.pointee.borrowingState += 1
             defer { core.turn.pointee.borrowingState -= 1 }
             return .success(try body(UnsafePointer(core.stateStorage)))
