@@ -162,18 +162,24 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   ///   - merging: Whether the change extends the newest step (same group).
   ///   - label: The new step's label (ignored when merging).
   ///   - key: The action's `groupBy` key.
-  /// - Returns: The steps dropped: the redo future, and the oldest step when over the limit.
+  /// - Returns: The steps dropped (the redo future, and the oldest step when over the limit),
+  ///   and whether ``status`` may have changed: false only when it certainly did not (the
+  ///   newest step was merged into, or a full history dropped its oldest step for a new one
+  ///   with the same label), so that the caller need not compare it.
   @inlinable
   mutating func record(_ after: Snapshot, merging: Bool, label: String?, key: GroupKey?)
-    -> Released<Snapshot>
+    -> (released: Released<Snapshot>, statusChanged: Bool)
   {
     var released = Released<Snapshot>()
+    var statusChanged = false
     if !future.isEmpty {
       released.future = takeFuture()
       redoLabel = nil
+      statusChanged = true
     }
     if !merging, let base = recorded {
       released.oldest = past.append(UndoStep(snapshot: base, label: label))
+      if released.oldest == nil || !Self.same(label, undoLabel) { statusChanged = true }
       undoLabel = label
     }
     recorded = after
@@ -183,7 +189,7 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
     } else {
       openKey = key
     }
-    return released
+    return (released, statusChanged)
   }
 
   /// Empties the redo future and returns what it held.

@@ -199,7 +199,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   }
 
   /// Passes an ordinary action on and records the change it made to the tracked state.
-  @inlinable
+  @inlinable @inline(__always)
   func recordChange(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws -> Bool
   {
@@ -233,7 +233,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   }
 
   /// The tracked value in the context's store now.
-  @inlinable
+  @inlinable @inline(__always)
   func tracked(in context: MiddlewareContext<State>) -> Substate {
     guard let offset else { return context.withUnsafeState(read) }
     // `offset` is where a stored property of type `Substate` lies (`MemoryLayout.offset(of:)`
@@ -254,7 +254,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///   leaves it out (then the value before is noted as the history's starting point, if it has
   ///   none yet).
   /// - Throws: The `DispatchError` of the rest of the chain.
-  @inlinable
+  @inlinable @inline(__always)
   func passOn(
     _ action: any Action, epoch start: UInt64, context: MiddlewareContext<State>,
     next: Next<State>
@@ -281,7 +281,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///   - decide: Whether the change merges into the newest step, and the label of the step it
   ///     starts, from the history; called under the lock, so it must not run user code.
   /// - Returns: Whether the status changed.
-  @inlinable
+  @inlinable @inline(__always)
   func commit(
     _ change: TrackedChange<Substate>, key: GroupKey?,
     decide: (inout UndoHistory<Substate>) -> (merging: Bool, label: String?)
@@ -293,8 +293,9 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       book.history.noteBaseline(change.before)
       baselineEpoch.store(change.epoch, ordering: .relaxed)
       let (merging, label) = decide(&book.history)
-      let released = book.history.record(change.after, merging: merging, label: label, key: key)
-      return (Self.publishLocked(&book), released)
+      let (released, statusChanged) = book.history.record(
+        change.after, merging: merging, label: label, key: key)
+      return (statusChanged && Self.publishLocked(&book), released)
     }
     _ = consume released
     return changed
