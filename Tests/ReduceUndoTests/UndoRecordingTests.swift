@@ -67,6 +67,27 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
     first.withLock { $0 = nil }
   }
 
+  @Test("a full history still publishes the label of each new step, and the counts stay")
+  func fullHistoryPublishesLabels() throws {
+    let undo = try UndoMiddleware<Editor>(
+      scope: \.document, limit: 2,
+      label: { action in
+        guard case .type(let text) = action as? Edit else { return nil }
+        return "Type \(text)"
+      })
+    let store = try makeStore(undo)
+    try store.send(Edit.type("a"), Edit.type("b"))
+    #expect(undo.status == UndoStatus(pastCount: 2, undoLabel: "Type b"))
+    try store.send(Edit.type("c"))
+    #expect(undo.status == UndoStatus(pastCount: 2, undoLabel: "Type c"))
+    try store.send(Edit.rename("untitled"))
+    #expect(undo.status == UndoStatus(pastCount: 2, undoLabel: nil))
+    try store.send(UndoAction.undo)
+    #expect(undo.status == UndoStatus(pastCount: 1, futureCount: 1, undoLabel: "Type c"))
+    try store.send(Edit.type("d"))
+    #expect(undo.status == UndoStatus(pastCount: 2, undoLabel: "Type d"))
+  }
+
   @Test("a middleware made in generic code records, drops and restores the same steps")
   func genericRecorder() throws {
     let undo = try makeGenericUndo(Editor.self, limit: 3)
