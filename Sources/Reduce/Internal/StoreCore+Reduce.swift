@@ -126,15 +126,7 @@ extension StoreCore {
     }
     let notifying = observers != nil || observationEnabled.load(ordering: .relaxed)
     if releaseTurnWhenDone && !notifying {
-      lock.lock()
-      commitLocked()
-      if !hasPendingLocked {
-        let state = stateStorage.pointee
-        releaseTurnLocked()
-        lock.unlock()
-        return .released(state)
-      }
-      lock.unlock()
+      if let state = commitReleasingIdleTurn() { return .released(state) }
     } else {
       commit()
     }
@@ -142,6 +134,24 @@ extension StoreCore {
       notify(observers?.observers, action: action, old: nil, touched: route.touched)
     }
     return .committed
+  }
+
+  /// Commits an in-place reduction and, when no work is queued, gives the turn up in the same
+  /// hold of the lock.
+  ///
+  /// - Returns: The committed state when the turn was given up; nil when queued work keeps it.
+  @inlinable @inline(__always)
+  func commitReleasingIdleTurn() -> State? {
+    lock.lock()
+    commitLocked()
+    guard !hasPendingLocked else {
+      lock.unlock()
+      return nil
+    }
+    let state = stateStorage.pointee
+    releaseTurnLocked()
+    lock.unlock()
+    return state
   }
 
   /// Reduces an action known only as `any Action`, of the type `actionType`: one that came out
@@ -228,15 +238,7 @@ extension StoreCore {
     }
     let notifying = changed && (observers != nil || observationEnabled.load(ordering: .relaxed))
     if !notifying && releaseTurnWhenDone {
-      lock.lock()
-      commitLocked()
-      if !hasPendingLocked {
-        let result = stateStorage.pointee
-        releaseTurnLocked()
-        lock.unlock()
-        return .released(result)
-      }
-      lock.unlock()
+      if let state = commitReleasingIdleTurn() { return .released(state) }
     } else {
       commit()
     }

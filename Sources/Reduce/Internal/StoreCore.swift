@@ -501,7 +501,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         return
       }
       try call(
-        entries[0],
+        Unmanaged.passUnretained(entries[0]),
         MiddlewareContext(plan: plan, index: 0, action: action, item: item, thread: thread),
         Next(plan: plan, index: 1, item: item, thread: thread))
     }
@@ -554,28 +554,20 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     let next = Next(plan: plan, index: index + 1, item: item, thread: thread)
     let context = MiddlewareContext(
       plan: plan, index: index, action: action, item: item, thread: thread)
-    // The plan keeps its entries alive: the entry is used through a guaranteed reference.
-    let failure: DispatchError? = Unmanaged.passUnretained(entries[index])
-      ._withUnsafeGuaranteedRef { entry in
-        do {
-          try entry.middleware.handle(context.action, context: context, next: next)
-          return nil
-        } catch let error as DispatchError {
-          return error
-        } catch {
-          return .rejected(by: entry.name, action: context.action, underlying: error)
-        }
-      }
-    if let failure { throw failure }
+    try call(Unmanaged.passUnretained(entries[index]), context, next)
   }
 
   /// Calls one middleware, turning what it throws into the dispatch's failure.
+  ///
+  /// The entry is passed unretained: the plan keeps its entries alive, so it is used through a
+  /// guaranteed reference, with no reference counting.
   @inlinable @inline(__always)
   func call(
-    _ entry: MiddlewareEntry<State>, _ context: MiddlewareContext<State>, _ next: Next<State>
+    _ entry: Unmanaged<MiddlewareEntry<State>>, _ context: MiddlewareContext<State>,
+    _ next: Next<State>
   ) throws(DispatchError) {
-    // The plan keeps its entries alive: the entry is used through a guaranteed reference.
-    let failure: DispatchError? = Unmanaged.passUnretained(entry)
+    let failure: DispatchError? =
+      entry
       ._withUnsafeGuaranteedRef { entry in
         do {
           try entry.middleware.handle(context.action, context: context, next: next)
