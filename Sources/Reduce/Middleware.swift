@@ -238,11 +238,14 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// During `handle` it is the state before the action, or after it once `next` returned. Read
   /// during `handle`, on the thread that called it, it takes no lock.
   @inlinable public var state: State {
-    // The turn holder alone writes `reducing` and the state, so it reads both without the lock.
-    // While it reduces in place (a reducer reading the state), the locked read reports that.
-    let core = core
-    if isOwnItem, !core.reducing.load(ordering: .relaxed) { return core.stateStorage.pointee }
-    return core.readState()
+    // As in `withUnsafeState(_:)`: the context's plan keeps the core alive, and the thread
+    // processing this context's dispatch item reads the state without the lock.
+    Unmanaged.passUnretained(plan.core)._withUnsafeGuaranteedRef { core in
+      let ownItem =
+        core.activeItem.load(ordering: .acquiring) == item && thread == ThreadID.current
+      if ownItem, !core.reducing.load(ordering: .relaxed) { return core.stateStorage.pointee }
+      return core.readState()
+    }
   }
 
   /// Applies `body` to the store's current state, as ``state`` returns it, and returns its
@@ -260,18 +263,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// - Throws: What `body` throws.
   @inlinable
   package func read<Value, E: Error>(_ body: (State) throws(E) -> Value) throws(E) -> Value {
-    let core = core
-    if isOwnItem, !core.reducing.load(ordering: .relaxed) {
-      core.turn.pointee.borrowingState += 1
-      defer { core.turn.pointee.borrowingState -= 1 }
-      return try body(core.stateStorage.pointee)
-    }
-    return try body(core.readState())
-  }
-
-  /// Whether this is the thread processing this context's dispatch item, while it does.
-  @inlinable var isOwnItem: Bool {
-    core.activeItem.load(ordering: .acquiring) == item && thread == ThreadID.current
+    try withUnsafeState { state throws(E) in try body(state.pointee) }
   }
 
   /// Dispatches an action from the top of the chain.

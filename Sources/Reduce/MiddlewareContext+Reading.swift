@@ -24,6 +24,9 @@ extension MiddlewareContext {
     let result: Result<Value, E> = Unmanaged.passUnretained(plan.core)
       ._withUnsafeGuaranteedRef { core in
         do throws(E) {
+          // The thread processing this context's dispatch item holds the turn: it alone writes
+          // `reducing` and the state, so it reads both without the lock. While it reduces in
+          // place (a reducer reading the state), the locked read reports that.
           let ownItem =
             core.activeItem.load(ordering: .acquiring) == item && thread == ThreadID.current
           if ownItem, !core.reducing.load(ordering: .relaxed) {
