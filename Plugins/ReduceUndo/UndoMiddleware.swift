@@ -26,11 +26,14 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// The most steps kept, past and future together; the oldest is dropped first.
   public let limit: Int
   @usableFromInline let engine: any UndoEngine
-  /// Records one action or carries out a command; returns whether the status changed.
-  ///
-  /// Made where the store's state type is concrete, so that recording runs compiled for it.
-  @usableFromInline let record:
+  /// Carries out a command, or checks a batch for one; returns whether the status changed.
+  @usableFromInline let handleInChain:
     @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Bool
+  /// Notes the tracked value before a reduction.
+  @usableFromInline let willReduce: @Sendable (UnsafePointer<State>, ObjectIdentifier) -> Void
+  /// Records the change a reduction made; returns whether the status changed.
+  @usableFromInline let didReduce:
+    @Sendable (UnsafePointer<State>, () -> any Action, ObjectIdentifier) -> Bool
   private let registrar = ObservationRegistrar()
   /// `\.status`, made once: a key path literal of a generic class is built anew each time it is
   /// evaluated, which cost more than recording a step.
@@ -39,22 +42,32 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   @usableFromInline
   init(
     name: String, limit: Int, engine: any UndoEngine,
-    record: @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Bool
+    handleInChain: @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws
+      -> Bool,
+    willReduce: @escaping @Sendable (UnsafePointer<State>, ObjectIdentifier) -> Void,
+    didReduce: @escaping @Sendable (UnsafePointer<State>, () -> any Action, ObjectIdentifier) ->
+      Bool
   ) {
     self.name = name
     self.limit = limit
     self.engine = engine
-    self.record = record
+    self.handleInChain = handleInChain
+    self.willReduce = willReduce
+    self.didReduce = didReduce
   }
 
-  /// Creates the middleware around a recorder, with the recording closure compiled where this
-  /// initialiser is inlined (where `State` is concrete).
+  /// Creates the middleware around a recorder, with the closures that record compiled where
+  /// this initialiser is inlined (where `State` is concrete).
   @inlinable
   convenience init<Substate>(recorder: UndoRecorder<State, Substate>) {
-    self.init(name: recorder.name, limit: recorder.options.limit, engine: recorder) {
-      action, context, next in
-      try recorder.record(action, context: context, next: next)
-    }
+    self.init(
+      name: recorder.name, limit: recorder.options.limit, engine: recorder,
+      handleInChain: { action, context, next in
+        try recorder.handle(action, context: context, next: next)
+      },
+      willReduce: { state, store in recorder.willReduce(state, store: store) },
+      didReduce: { state, action, store in recorder.didReduce(state, action: action, store: store) }
+    )
   }
 
   /// Creates an undo middleware that tracks one substate, through a key path.
@@ -159,10 +172,12 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
 
   // MARK: Middleware
 
-  /// Records the change an action makes, or carries out an ``UndoAction``.
+  /// Carries out an ``UndoAction``, or checks a `Batch` for one.
   ///
   /// An ``UndoAction`` is not passed on; undo, redo and jump pass on a `ReplaceState` instead.
-  /// Any other action is passed on, and its change to the tracked state recorded afterwards.
+  /// A `Batch` without a command is passed on. The store calls this middleware for those two
+  /// types only (``handles(_:)``); it records the change of every action it reduces around the
+  /// reduction itself, whatever the action's place in the chain.
   ///
   /// - Parameters:
   ///   - action: The action.
@@ -173,9 +188,21 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    if try record(action, context, next) {
-      registrar.withMutation(of: self, keyPath: statusPath) {}
-    }
+    if try handleInChain(action, context, next) { statusDidChange() }
+  }
+
+  /// Whether the store should call ``handle(_:context:next:)`` for actions of a type.
+  ///
+  /// - Parameter type: The action's type.
+  /// - Returns: `true` for ``UndoAction`` and `Batch`: every other action is recorded around its
+  ///   reduction, without a step in the chain.
+  public func handles(_ type: any Action.Type) -> Bool {
+    type == UndoAction.self || type == Batch.self
+  }
+
+  /// Tells Observation that the status changed.
+  private func statusDidChange() {
+    registrar.withMutation(of: self, keyPath: statusPath) {}
   }
 
   /// Joins a store; the middleware serves one store at a time.
@@ -221,5 +248,16 @@ extension UndoMiddleware where State: Equatable {
       options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
       read: { $0.pointee }, offset: 0, embed: { _, state in state })
     self.init(recorder: recorder)
+  }
+}
+
+extension UndoMiddleware: ReductionHookProviding {
+  /// Notes the tracked value before every reduction and records the change after it.
+  package var reductionHook: ReductionHook<State> {
+    ReductionHook(
+      willReduce: willReduce,
+      didReduce: { [didReduce] state, action, store in
+        if didReduce(state, action, store) { self.statusDidChange() }
+      })
   }
 }

@@ -52,10 +52,29 @@ struct UndoBook<Snapshot: Sendable>: Sendable {
   @usableFromInline var published = UndoStatus()
   @usableFromInline var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
   @usableFromInline var lastSinkID: UInt64 = 0
+  /// The tracked value before the action being reduced, noted by `willReduce`.
+  @usableFromInline var pending: PendingChange<Snapshot>?
 
   @usableFromInline
   init(history: UndoHistory<Snapshot>) {
     self.history = history
+  }
+}
+
+/// The tracked value before an action, noted when its reduction begins.
+@usableFromInline
+struct PendingChange<Substate: Sendable>: Sendable {
+  @usableFromInline let before: Substate
+  /// The recorder's epoch when the reduction began.
+  @usableFromInline let epoch: UInt64
+  /// The store reducing the action.
+  @usableFromInline let store: ObjectIdentifier
+
+  @inlinable
+  init(before: Substate, epoch: UInt64, store: ObjectIdentifier) {
+    self.before = before
+    self.epoch = epoch
+    self.store = store
   }
 }
 
@@ -107,6 +126,9 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   /// A recording reads it without the lock before `next` and checks it under the lock after,
   /// so that a change made in between is dropped.
   @usableFromInline let epoch = Atomic<UInt64>(0)
+  /// The store whose dispatch is restoring a step (0: none): the reduction hooks skip that
+  /// `ReplaceState`, so restoring never records a step.
+  @usableFromInline let restoring = Atomic<UInt>(0)
   /// The epoch in which the history got its starting point; until then every action is
   /// looked at under the lock, so that the first state seen becomes the baseline.
   @usableFromInline let baselineEpoch = Atomic<UInt64>(.max)
@@ -175,15 +197,17 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
 
   // MARK: Recording
 
-  /// Handles one action: records the change it makes, or carries out an ``UndoAction``.
+  /// Handles an action in the chain: carries out an ``UndoAction``, rejects a `Batch` that
+  /// holds one, and passes every other action on. Changes are recorded around the reduction,
+  /// by ``willReduce(_:store:)`` and ``didReduce(_:action:store:)``.
   ///
   /// - Returns: Whether the status changed.
   @inlinable
-  func record(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
+  func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
     -> Bool
   {
-    // Commands and batches are told from ordinary actions by the type's identity: both are
-    // value types, so no other type can be cast to them.
+    // Commands and batches are told from other actions by the type's identity: both are value
+    // types, so no other type can be cast to them.
     let type = ActionTypeSet.key(of: action)
     if type == UInt(bitPattern: ObjectIdentifier(UndoAction.self)),
       let command = action as? UndoAction
@@ -195,81 +219,74 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     {
       throw UndoError.commandInBatch
     }
-    return try recordChange(action, context: context, next: next)
+    try next(action)
+    return false
   }
 
-  /// Passes an ordinary action on and records the change it made to the tracked state.
-  @inlinable @inline(__always)
-  func recordChange(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
-    throws -> Bool
+  /// Before an action is reduced: notes the tracked value, unless the action is this
+  /// recorder's own restore.
+  @inlinable
+  func willReduce(_ state: UnsafePointer<State>, store: ObjectIdentifier) {
+    guard restoring.load(ordering: .relaxed) != UInt(bitPattern: store) else { return }
+    let pending = PendingChange(
+      before: tracked(at: state), epoch: epoch.load(ordering: .acquiring), store: store)
+    // An earlier note left by a reduction that failed is released after the lock.
+    let stale = book.withLock { book -> PendingChange<Substate>? in
+      guard book.store == store else { return nil }
+      let stale = book.pending
+      book.pending = pending
+      return stale
+    }
+    _ = consume stale
+  }
+
+  /// After an action was reduced and committed: records the change it made to the tracked
+  /// value, unless the action is this recorder's own restore.
+  ///
+  /// - Returns: Whether the status changed.
+  @inlinable
+  func didReduce(_ state: UnsafePointer<State>, action: () -> any Action, store: ObjectIdentifier)
+    -> Bool
   {
-    guard !options.decidesWithUserCode else {
-      return try recordChangeDecidedByOptions(action, context: context, next: next)
+    guard restoring.load(ordering: .relaxed) != UInt(bitPattern: store) else { return false }
+    let after = tracked(at: state)
+    // With `groupBy` or `label`, user code decides how the change joins the history, from the
+    // open group, outside the lock: it is read with the note (nothing changes it in between).
+    let decidesWithUserCode = options.decidesWithUserCode
+    let (pending, grouping) = book.withLock { book -> (PendingChange<Substate>?, Grouping?) in
+      guard let pending = book.pending, pending.store == store else { return (nil, nil) }
+      book.pending = nil
+      guard book.store == store, epoch.load(ordering: .relaxed) == pending.epoch else {
+        return (nil, nil)
+      }
+      return (pending, decidesWithUserCode ? book.history.grouping : nil)
     }
-    let start = epoch.load(ordering: .acquiring)
-    guard let change = try passOn(action, epoch: start, context: context, next: next) else {
+    guard let pending else { return false }
+    guard pending.before != after, options.filter?(action()) ?? true else {
+      if baselineEpoch.load(ordering: .relaxed) != pending.epoch {
+        noteBaseline(pending.before, epoch: pending.epoch, store: store)
+      }
       return false
     }
-    return commit(change, key: nil) { $0.decisionWithoutUserCode }
-  }
-
-  /// ``recordChange(_:context:next:)`` with `groupBy` or `label`: user code decides how the
-  /// change joins the history, from the open group as it was before the action, outside the
-  /// lock.
-  @inlinable @inline(never)
-  func recordChangeDecidedByOptions(
-    _ action: any Action, context: MiddlewareContext<State>, next: Next<State>
-  ) throws -> Bool {
-    // Read together, so that the grouping belongs to the history the epoch names.
-    let (grouping, start) = book.withLock { book in
-      (book.history.grouping, epoch.load(ordering: .relaxed))
+    let change = TrackedChange(
+      before: pending.before, after: after, epoch: pending.epoch, store: store)
+    guard let grouping else {
+      return commit(change, key: nil) { $0.decisionWithoutUserCode }
     }
-    guard let change = try passOn(action, epoch: start, context: context, next: next) else {
-      return false
-    }
+    let action = action()
     let key = options.groupBy?(action).map(GroupKey.init)
     let decision = decide(grouping, key: key, action: action)
     return commit(change, key: key) { _ in decision }
   }
 
-  /// The tracked value in the context's store now.
+  /// The tracked value in a state.
   @inlinable @inline(__always)
-  func tracked(in context: MiddlewareContext<State>) -> Substate {
-    guard let offset else { return context.withUnsafeState(read) }
+  func tracked(at state: UnsafePointer<State>) -> Substate {
+    guard let offset else { return read(state) }
     // `offset` is where a stored property of type `Substate` lies (`MemoryLayout.offset(of:)`
     // documents reading it through a pointer), or 0 when `Substate` is `State`.
-    return context.withUnsafeState { state in
-      UnsafeRawPointer(state).advanced(by: offset).assumingMemoryBound(to: Substate.self).pointee
-    }
-  }
-
-  /// Passes an action on and reads the tracked value around it.
-  ///
-  /// - Parameters:
-  ///   - action: The action.
-  ///   - start: The recorder's epoch, read before the action.
-  ///   - context: The action's context.
-  ///   - next: Passes the action on.
-  /// - Returns: The change, or nil when the action left the tracked value equal or the filter
-  ///   leaves it out (then the value before is noted as the history's starting point, if it has
-  ///   none yet).
-  /// - Throws: The `DispatchError` of the rest of the chain.
-  @inlinable @inline(__always)
-  func passOn(
-    _ action: any Action, epoch start: UInt64, context: MiddlewareContext<State>,
-    next: Next<State>
-  ) throws -> TrackedChange<Substate>? {
-    let before = tracked(in: context)
-    try next(action)
-    let after = tracked(in: context)
-    let store = context.storeID
-    guard before != after, options.filter?(action) ?? true else {
-      if baselineEpoch.load(ordering: .relaxed) != start {
-        noteBaseline(before, epoch: start, store: store)
-      }
-      return nil
-    }
-    return TrackedChange(before: before, after: after, epoch: start, store: store)
+    return UnsafeRawPointer(state).advanced(by: offset).assumingMemoryBound(to: Substate.self)
+      .pointee
   }
 
   /// Records a change as a new step or into the newest one, unless the store was left since
@@ -345,7 +362,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       return try travel(offset, context: context, next: next)
     case .clearHistory:
       let start = epoch.load(ordering: .acquiring)
-      let present = tracked(in: context)
+      let present = context.withUnsafeState { tracked(at: $0) }
       return commit(epoch: start, store: store) { history in
         defer { baselineEpoch.store(start, ordering: .relaxed) }
         return history.clear(keeping: present)
@@ -382,6 +399,8 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     // Down the chain, not from its top: middleware before this one see the command itself (and
     // a logger there the change it made); this middleware does not see the replacement, so
     // restoring never records a step.
+    restoring.store(UInt(bitPattern: store), ordering: .relaxed)
+    defer { restoring.store(0, ordering: .relaxed) }
     try next(ReplaceState(embed(context.state, snapshot)))
     return commit(epoch: start, store: store) { history in
       history.jump(offset)

@@ -76,12 +76,16 @@ final class ChainPlans<State: Sendable>: Sendable {
   @usableFromInline let table: TypeTable<ChainPlan<State>?>
   /// The plans in the table, in the order they were made.
   let plans: [ChainPlan<State>]
+  /// The reduction hooks of the chain's middleware; nil when none has one.
+  let reductionHooks: ReductionHooks<State>?
 
   /// Creates the snapshot of a chain with the given plans (made for this chain).
   init(chain: [MiddlewareEntry<State>], plans: [ChainPlan<State>] = []) {
     self.chain = chain
     self.plans = plans
     table = TypeTable(plans.map { ($0.actionType, $0) }, missing: nil)
+    let hooks = chain.compactMap(\.reductionHook)
+    reductionHooks = hooks.isEmpty ? nil : ReductionHooks(hooks)
   }
 
   /// The plan made for an action type, if any.

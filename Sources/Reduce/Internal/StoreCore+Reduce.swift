@@ -114,8 +114,10 @@ extension StoreCore {
     // The route, which this function keeps alive, holds the handler: it is used unretained.
     let handler = Unmanaged.passUnretained(route.steps[0].handler)
     guard handler._withUnsafeGuaranteedRef({ $0.actionType != nil }) else { return .declined }
+    let hooks = fields.pointee.reductionHooks
     reducing.store(true, ordering: .relaxed)
     lock.unlock()
+    hooks?.willReduce(stateStorage, store: identifier)
     // The route said the handler cannot throw; the catch only satisfies the type checker.
     withExtendedLifetime(route) {
       do {
@@ -124,7 +126,8 @@ extension StoreCore {
         preconditionFailure("A handler declared throws(Never) threw \(error)")
       }
     }
-    let notifying = observers != nil || observationEnabled.load(ordering: .relaxed)
+    // A hook runs after the commit while this thread still holds the turn.
+    let notifying = observers != nil || observationEnabled.load(ordering: .relaxed) || hooks != nil
     if releaseTurnWhenDone && !notifying {
       if let state = commitReleasingIdleTurn() { return .released(state) }
     } else {
@@ -132,6 +135,7 @@ extension StoreCore {
     }
     if notifying {
       notify(observers?.observers, action: action, old: nil, touched: route.touched)
+      hooks?.didReduce(stateStorage, action: action, store: identifier)
     }
     return .committed
   }
@@ -221,7 +225,9 @@ extension StoreCore {
       "The store's state is already being reduced; reducers must not dispatch.")
     reducing.store(true, ordering: .relaxed)
     let old: State? = keepOld ? stateStorage.pointee : nil
+    let hooks = fields.pointee.reductionHooks
     lock.unlock()
+    hooks?.willReduce(stateStorage, store: identifier)
 
     // Holding the turn and with `reducing` set, this thread alone touches the state: the
     // handlers change it in place, through the pointer, with no lock held.
@@ -236,7 +242,10 @@ extension StoreCore {
       lock.unlock()
       return .failed(.reducerFailed(key: error.key, action: action(), underlying: error.underlying))
     }
-    let notifying = changed && (observers != nil || observationEnabled.load(ordering: .relaxed))
+    // A hook runs after the commit while this thread still holds the turn.
+    let notifying =
+      changed
+      && (observers != nil || observationEnabled.load(ordering: .relaxed) || hooks != nil)
     if !notifying && releaseTurnWhenDone {
       if let state = commitReleasingIdleTurn() { return .released(state) }
     } else {
@@ -245,6 +254,7 @@ extension StoreCore {
     if notifying {
       // Holding the turn, nobody else changes the state: read it without the lock.
       notify(observers?.observers, action: action, old: old, touched: route?.touched)
+      hooks?.didReduce(stateStorage, action: action, store: identifier)
     }
     return .committed
   }

@@ -8,10 +8,13 @@ public import Synchronization
 final class MiddlewareEntry<State: Sendable>: Sendable {
   @usableFromInline let name: String
   @usableFromInline let middleware: any Middleware<State>
+  /// The code the middleware runs around every reduction, if it has any.
+  let reductionHook: ReductionHook<State>?
 
   init(name: String, middleware: any Middleware<State>) {
     self.name = name
     self.middleware = middleware
+    self.reductionHook = (middleware as? any ReductionHookProviding<State>)?.reductionHook
   }
 }
 
@@ -46,8 +49,13 @@ struct CoreFields<State: Sendable> {
   @usableFromInline var registry = Registry<State>()
   /// The middleware chain, and which of its middleware each action type visits.
   @usableFromInline var plans = ChainPlans<State>(chain: []) {
-    didSet { hasMiddleware = !plans.chain.isEmpty }
+    didSet {
+      hasMiddleware = !plans.chain.isEmpty
+      reductionHooks = plans.reductionHooks
+    }
   }
+  /// The reduction hooks of the chain's middleware; nil when none has one.
+  @usableFromInline var reductionHooks: ReductionHooks<State>?
   /// Whether the chain has any middleware.
   @usableFromInline var hasMiddleware = false
   /// The observers; nil when there are none.
