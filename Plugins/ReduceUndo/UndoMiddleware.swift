@@ -29,11 +29,17 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// Carries out a command, or checks a batch for one; returns whether the status changed.
   @usableFromInline let handleInChain:
     @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Bool
-  /// Notes the tracked value before a reduction.
-  @usableFromInline let willReduce: @Sendable (UnsafePointer<State>, ObjectIdentifier) -> Void
+  /// Makes the recorder's slot for one store.
+  @usableFromInline let makeSlot: @Sendable () -> UnsafeMutableRawPointer
+  /// Frees a slot `makeSlot` made.
+  @usableFromInline let freeSlot: @Sendable (UnsafeMutableRawPointer) -> Void
+  /// Notes the tracked value before a reduction, in the store's slot.
+  @usableFromInline let willReduce:
+    @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, ObjectIdentifier) -> Void
   /// Records the change a reduction made; returns whether the status changed.
   @usableFromInline let didReduce:
-    @Sendable (UnsafePointer<State>, () -> any Action, ObjectIdentifier) -> Bool
+    @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, () -> any Action, ObjectIdentifier)
+      -> Bool
   private let registrar = ObservationRegistrar()
   /// `\.status`, made once: a key path literal of a generic class is built anew each time it is
   /// evaluated, which cost more than recording a step.
@@ -44,14 +50,20 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     name: String, limit: Int, engine: any UndoEngine,
     handleInChain: @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws
       -> Bool,
-    willReduce: @escaping @Sendable (UnsafePointer<State>, ObjectIdentifier) -> Void,
-    didReduce: @escaping @Sendable (UnsafePointer<State>, () -> any Action, ObjectIdentifier) ->
-      Bool
+    makeSlot: @escaping @Sendable () -> UnsafeMutableRawPointer,
+    freeSlot: @escaping @Sendable (UnsafeMutableRawPointer) -> Void,
+    willReduce: @escaping @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, ObjectIdentifier)
+      -> Void,
+    didReduce: @escaping @Sendable (
+      UnsafePointer<State>, UnsafeMutableRawPointer, () -> any Action, ObjectIdentifier
+    ) -> Bool
   ) {
     self.name = name
     self.limit = limit
     self.engine = engine
     self.handleInChain = handleInChain
+    self.makeSlot = makeSlot
+    self.freeSlot = freeSlot
     self.willReduce = willReduce
     self.didReduce = didReduce
   }
@@ -65,9 +77,18 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
       handleInChain: { action, context, next in
         try recorder.handle(action, context: context, next: next)
       },
-      willReduce: { state, store in recorder.willReduce(state, store: store) },
-      didReduce: { state, action, store in recorder.didReduce(state, action: action, store: store) }
-    )
+      // The store gives each closure back the slot `makeSlot` made for it.
+      makeSlot: { UnsafeMutableRawPointer(PendingSlot<Substate>.make()) },
+      freeSlot: { PendingSlot<Substate>.free($0.assumingMemoryBound(to: PendingSlot<Substate>.self)) },
+      willReduce: { state, slot, store in
+        recorder.willReduce(
+          state, slot: slot.assumingMemoryBound(to: PendingSlot<Substate>.self), store: store)
+      },
+      didReduce: { state, slot, action, store in
+        recorder.didReduce(
+          state, slot: slot.assumingMemoryBound(to: PendingSlot<Substate>.self), action: action,
+          store: store)
+      })
   }
 
   /// Creates an undo middleware that tracks one substate, through a key path.
@@ -255,9 +276,9 @@ extension UndoMiddleware: ReductionHookProviding {
   /// Notes the tracked value before every reduction and records the change after it.
   package var reductionHook: ReductionHook<State> {
     ReductionHook(
-      willReduce: willReduce,
-      didReduce: { [didReduce] state, action, store in
-        if didReduce(state, action, store) { self.statusDidChange() }
+      makeSlot: makeSlot, freeSlot: freeSlot, willReduce: willReduce,
+      didReduce: { [didReduce] state, slot, action, store in
+        if didReduce(state, slot, action, store) { self.statusDidChange() }
       })
   }
 }

@@ -52,8 +52,6 @@ struct UndoBook<Snapshot: Sendable>: Sendable {
   @usableFromInline var published = UndoStatus()
   @usableFromInline var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
   @usableFromInline var lastSinkID: UInt64 = 0
-  /// The tracked value before the action being reduced, noted by `willReduce`.
-  @usableFromInline var pending: PendingChange<Snapshot>?
 
   @usableFromInline
   init(history: UndoHistory<Snapshot>) {
@@ -75,6 +73,40 @@ struct PendingChange<Substate: Sendable>: Sendable {
     self.before = before
     self.epoch = epoch
     self.store = store
+  }
+}
+
+/// What `willReduce` leaves for `didReduce` in one store: the store keeps one slot per
+/// recorder, and only the thread holding that store's dispatch turn touches it.
+@usableFromInline
+struct PendingSlot<Substate: Sendable> {
+  @usableFromInline var pending: PendingChange<Substate>?
+
+  /// Allocates an empty slot.
+  @inlinable
+  static func make() -> UnsafeMutablePointer<PendingSlot> {
+    let slot = UnsafeMutablePointer<PendingSlot>.allocate(capacity: 1)
+    slot.initialize(to: PendingSlot(pending: nil))
+    return slot
+  }
+
+  /// Frees a slot ``make()`` allocated.
+  @inlinable
+  static func free(_ slot: UnsafeMutablePointer<PendingSlot>) {
+    slot.deinitialize(count: 1)
+    slot.deallocate()
+  }
+
+  @inlinable
+  init(pending: PendingChange<Substate>?) {
+    self.pending = pending
+  }
+
+  /// Empties the slot and returns what it held.
+  @inlinable
+  mutating func take() -> PendingChange<Substate>? {
+    defer { pending = nil }
+    return pending
   }
 }
 
@@ -223,21 +255,16 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     return false
   }
 
-  /// Before an action is reduced: notes the tracked value, unless the action is this
-  /// recorder's own restore.
+  /// Before an action is reduced: notes the tracked value in the store's slot, unless the
+  /// action is this recorder's own restore.
   @inlinable
-  func willReduce(_ state: UnsafePointer<State>, store: ObjectIdentifier) {
+  func willReduce(
+    _ state: UnsafePointer<State>, slot: UnsafeMutablePointer<PendingSlot<Substate>>,
+    store: ObjectIdentifier
+  ) {
     guard restoring.load(ordering: .relaxed) != UInt(bitPattern: store) else { return }
-    let pending = PendingChange(
+    slot.pointee.pending = PendingChange(
       before: tracked(at: state), epoch: epoch.load(ordering: .acquiring), store: store)
-    // An earlier note left by a reduction that failed is released after the lock.
-    let stale = book.withLock { book -> PendingChange<Substate>? in
-      guard book.store == store else { return nil }
-      let stale = book.pending
-      book.pending = pending
-      return stale
-    }
-    _ = consume stale
   }
 
   /// After an action was reduced and committed: records the change it made to the tracked
@@ -245,23 +272,15 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///
   /// - Returns: Whether the status changed.
   @inlinable
-  func didReduce(_ state: UnsafePointer<State>, action: () -> any Action, store: ObjectIdentifier)
-    -> Bool
-  {
-    guard restoring.load(ordering: .relaxed) != UInt(bitPattern: store) else { return false }
+  func didReduce(
+    _ state: UnsafePointer<State>, slot: UnsafeMutablePointer<PendingSlot<Substate>>,
+    action: () -> any Action,
+    store: ObjectIdentifier
+  ) -> Bool {
+    guard restoring.load(ordering: .relaxed) != UInt(bitPattern: store),
+      let pending = slot.pointee.take()
+    else { return false }
     let after = tracked(at: state)
-    // With `groupBy` or `label`, user code decides how the change joins the history, from the
-    // open group, outside the lock: it is read with the note (nothing changes it in between).
-    let decidesWithUserCode = options.decidesWithUserCode
-    let (pending, grouping) = book.withLock { book -> (PendingChange<Substate>?, Grouping?) in
-      guard let pending = book.pending, pending.store == store else { return (nil, nil) }
-      book.pending = nil
-      guard book.store == store, epoch.load(ordering: .relaxed) == pending.epoch else {
-        return (nil, nil)
-      }
-      return (pending, decidesWithUserCode ? book.history.grouping : nil)
-    }
-    guard let pending else { return false }
     guard pending.before != after, options.filter?(action()) ?? true else {
       if baselineEpoch.load(ordering: .relaxed) != pending.epoch {
         noteBaseline(pending.before, epoch: pending.epoch, store: store)
@@ -270,10 +289,21 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     }
     let change = TrackedChange(
       before: pending.before, after: after, epoch: pending.epoch, store: store)
-    guard let grouping else {
+    guard options.decidesWithUserCode else {
       return commit(change, key: nil) { $0.decisionWithoutUserCode }
     }
-    let action = action()
+    return commitDecidedByOptions(change, action: action())
+  }
+
+  /// Records a change with `groupBy` or `label`: user code decides how it joins the history,
+  /// from the open group, outside the lock.
+  ///
+  /// - Returns: Whether the status changed.
+  @inlinable @inline(never)
+  func commitDecidedByOptions(_ change: TrackedChange<Substate>, action: any Action) -> Bool {
+    // Only this store's turn holder changes the open group, between the reads here and the
+    // commit; a detach meanwhile is told by the epoch.
+    let grouping = book.withLock { $0.history.grouping }
     let key = options.groupBy?(action).map(GroupKey.init)
     let decision = decide(grouping, key: key, action: action)
     return commit(change, key: key) { _ in decision }

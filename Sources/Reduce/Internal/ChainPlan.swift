@@ -80,12 +80,25 @@ final class ChainPlans<State: Sendable>: Sendable {
   let reductionHooks: ReductionHooks<State>?
 
   /// Creates the snapshot of a chain with the given plans (made for this chain).
-  init(chain: [MiddlewareEntry<State>], plans: [ChainPlan<State>] = []) {
+  ///
+  /// - Parameters:
+  ///   - chain: The middleware, outermost first.
+  ///   - plans: The plans made for this chain so far.
+  ///   - reductionHooks: The chain's reduction hooks with their slots, when this snapshot
+  ///     replaces one of the same chain; made anew otherwise.
+  init(
+    chain: [MiddlewareEntry<State>], plans: [ChainPlan<State>] = [],
+    reductionHooks: ReductionHooks<State>? = nil
+  ) {
     self.chain = chain
     self.plans = plans
     table = TypeTable(plans.map { ($0.actionType, $0) }, missing: nil)
-    let hooks = chain.compactMap(\.reductionHook)
-    reductionHooks = hooks.isEmpty ? nil : ReductionHooks(hooks)
+    if let reductionHooks {
+      self.reductionHooks = reductionHooks
+    } else {
+      let hooks = chain.compactMap(\.reductionHook)
+      self.reductionHooks = hooks.isEmpty ? nil : ReductionHooks(hooks)
+    }
   }
 
   /// The plan made for an action type, if any.
@@ -96,6 +109,6 @@ final class ChainPlans<State: Sendable>: Sendable {
 
   /// The snapshot with one more plan.
   func adding(_ plan: ChainPlan<State>) -> ChainPlans {
-    ChainPlans(chain: chain, plans: plans + [plan])
+    ChainPlans(chain: chain, plans: plans + [plan], reductionHooks: reductionHooks)
   }
 }
