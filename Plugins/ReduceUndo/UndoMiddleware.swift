@@ -48,15 +48,18 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   @usableFromInline
   init(
     name: String, limit: Int, engine: any UndoEngine,
-    handleInChain: @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws
+    handleInChain:
+      @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws
       -> Bool,
     makeSlot: @escaping @Sendable () -> UnsafeMutableRawPointer,
     freeSlot: @escaping @Sendable (UnsafeMutableRawPointer) -> Void,
-    willReduce: @escaping @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, ObjectIdentifier)
+    willReduce:
+      @escaping @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, ObjectIdentifier)
       -> Void,
-    didReduce: @escaping @Sendable (
-      UnsafePointer<State>, UnsafeMutableRawPointer, () -> any Action, ObjectIdentifier
-    ) -> Bool
+    didReduce:
+      @escaping @Sendable (
+        UnsafePointer<State>, UnsafeMutableRawPointer, () -> any Action, ObjectIdentifier
+      ) -> Bool
   ) {
     self.name = name
     self.limit = limit
@@ -79,7 +82,9 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
       },
       // The store gives each closure back the slot `makeSlot` made for it.
       makeSlot: { UnsafeMutableRawPointer(PendingSlot<Substate>.make()) },
-      freeSlot: { PendingSlot<Substate>.free($0.assumingMemoryBound(to: PendingSlot<Substate>.self)) },
+      freeSlot: {
+        PendingSlot<Substate>.free($0.assumingMemoryBound(to: PendingSlot<Substate>.self))
+      },
       willReduce: { state, slot, store in
         recorder.willReduce(
           state, slot: slot.assumingMemoryBound(to: PendingSlot<Substate>.self), store: store)

@@ -39,11 +39,13 @@ package final class ReductionHook<State: Sendable>: Sendable {
   package init(
     makeSlot: @escaping @Sendable () -> UnsafeMutableRawPointer,
     freeSlot: @escaping @Sendable (UnsafeMutableRawPointer) -> Void,
-    willReduce: @escaping @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, ObjectIdentifier)
+    willReduce:
+      @escaping @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, ObjectIdentifier)
       -> Void,
-    didReduce: @escaping @Sendable (
-      UnsafePointer<State>, UnsafeMutableRawPointer, () -> any Action, ObjectIdentifier
-    ) -> Void
+    didReduce:
+      @escaping @Sendable (
+        UnsafePointer<State>, UnsafeMutableRawPointer, () -> any Action, ObjectIdentifier
+      ) -> Void
   ) {
     self.makeSlot = makeSlot
     self.freeSlot = freeSlot

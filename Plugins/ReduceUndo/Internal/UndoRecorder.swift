@@ -229,9 +229,10 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
 
   // MARK: Recording
 
-  /// Handles an action in the chain: carries out an ``UndoAction``, rejects a `Batch` that
-  /// holds one, and passes every other action on. Changes are recorded around the reduction,
-  /// by ``willReduce(_:store:)`` and ``didReduce(_:action:store:)``.
+  /// Carries out an ``UndoAction``, rejects a `Batch` that holds one, and passes every other
+  /// action on.
+  ///
+  /// Changes are recorded around the reduction, by `willReduce` and `didReduce`.
   ///
   /// - Returns: Whether the status changed.
   @inlinable

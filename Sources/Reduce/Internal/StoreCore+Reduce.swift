@@ -114,10 +114,10 @@ extension StoreCore {
     // The route, which this function keeps alive, holds the handler: it is used unretained.
     let handler = Unmanaged.passUnretained(route.steps[0].handler)
     guard handler._withUnsafeGuaranteedRef({ $0.actionType != nil }) else { return .declined }
-    let hooks = fields.pointee.reductionHooks
+    let hooks = hooksInUseLocked()
     reducing.store(true, ordering: .relaxed)
     lock.unlock()
-    hooks?.willReduce(stateStorage, store: identifier)
+    hooks?._withUnsafeGuaranteedRef { $0.willReduce(stateStorage, store: identifier) }
     // The route said the handler cannot throw; the catch only satisfies the type checker.
     withExtendedLifetime(route) {
       do {
@@ -135,9 +135,24 @@ extension StoreCore {
     }
     if notifying {
       notify(observers?.observers, action: action, old: nil, touched: route.touched)
-      hooks?.didReduce(stateStorage, action: action, store: identifier)
+      hooks?._withUnsafeGuaranteedRef {
+        $0.didReduce(stateStorage, action: action, store: identifier)
+      }
     }
     return .committed
+  }
+
+  /// The chain's reduction hooks, for the reduction the turn holder is about to run; the lock
+  /// must be held.
+  ///
+  /// Returned unretained: `reductionHooksInUse`, which only the turn holder assigns, keeps them
+  /// alive until its next reduction, whatever other threads do to the chain meanwhile.
+  @inlinable @inline(__always)
+  func hooksInUseLocked() -> Unmanaged<ReductionHooks<State>>? {
+    if fields.pointee.reductionHooksInUse !== fields.pointee.reductionHooks {
+      fields.pointee.reductionHooksInUse = fields.pointee.reductionHooks
+    }
+    return fields.pointee.reductionHooksInUse.map { Unmanaged.passUnretained($0) }
   }
 
   /// Commits an in-place reduction and, when no work is queued, gives the turn up in the same
@@ -225,9 +240,9 @@ extension StoreCore {
       "The store's state is already being reduced; reducers must not dispatch.")
     reducing.store(true, ordering: .relaxed)
     let old: State? = keepOld ? stateStorage.pointee : nil
-    let hooks = fields.pointee.reductionHooks
+    let hooks = hooksInUseLocked()
     lock.unlock()
-    hooks?.willReduce(stateStorage, store: identifier)
+    hooks?._withUnsafeGuaranteedRef { $0.willReduce(stateStorage, store: identifier) }
 
     // Holding the turn and with `reducing` set, this thread alone touches the state: the
     // handlers change it in place, through the pointer, with no lock held.
@@ -254,7 +269,9 @@ extension StoreCore {
     if notifying {
       // Holding the turn, nobody else changes the state: read it without the lock.
       notify(observers?.observers, action: action, old: old, touched: route?.touched)
-      hooks?.didReduce(stateStorage, action: action, store: identifier)
+      hooks?._withUnsafeGuaranteedRef {
+        $0.didReduce(stateStorage, action: action, store: identifier)
+      }
     }
     return .committed
   }

@@ -56,6 +56,10 @@ struct CoreFields<State: Sendable> {
   }
   /// The reduction hooks of the chain's middleware; nil when none has one.
   @usableFromInline var reductionHooks: ReductionHooks<State>?
+  /// The hooks the turn holder last reduced with, kept alive here so that it can call them
+  /// after releasing the lock without counting a reference per action; only the turn holder
+  /// assigns it, under the lock.
+  @usableFromInline var reductionHooksInUse: ReductionHooks<State>?
   /// Whether the chain has any middleware.
   @usableFromInline var hasMiddleware = false
   /// The observers; nil when there are none.
