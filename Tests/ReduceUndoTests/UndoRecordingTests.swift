@@ -67,6 +67,54 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
     first.withLock { $0 = nil }
   }
 
+  @Test("in the chain undo wants only its commands and batches; it records around reductions")
+  func handlesOnlyCommandsAndBatches() throws {
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    #expect(undo.handles(UndoAction.self))
+    #expect(undo.handles(Batch.self))
+    #expect(!undo.handles(Edit.self))
+    #expect(!undo.handles(ReplaceState<Editor>.self))
+  }
+
+  @Test("an action that a middleware after undo delivers later is recorded when it is reduced")
+  func deferredAfterUndo() async throws {
+    let tasks = TaskList()
+    let later = AnyMiddleware<Editor>(name: "later") { action, _, next in
+      guard action is Edit else { return try next(action) }
+      tasks.add(Task { try next(action) })
+    }
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let store = try makeStore(undo, after: [later])
+    try store.send(Edit.type("a"))
+    try await tasks.waitForAll()
+    #expect(store.state.document.text == "a")
+    #expect(undo.pastCount == 1)
+    try store.send(UndoAction.undo)
+    #expect(store.state.document.text == "")
+  }
+
+  @Test("an action whose reducer throws makes no step, and the next change records from before it")
+  func throwingReducer() throws {
+    struct Refused: Error {}
+    let document = Mutator(\Editor.document) {
+      (document: inout Document, edit: Edit) throws(Refused) in
+      apply(edit, to: &document)
+      if case .rename("refused") = edit { throw Refused() }
+    }
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let store = try Store(
+      initialState: Editor(), mutators: [document, selectionMutator], middleware: [undo])
+    try store.send(Edit.type("a"))
+    #expect(throws: DispatchError.self) { try store.send(Edit.rename("refused")) }
+    #expect(undo.pastCount == 1)
+    try store.send(Edit.type("b"))
+    #expect(undo.pastCount == 2)
+    try store.send(UndoAction.undo)
+    #expect(store.state.document == Document(text: "a"))
+    try store.send(UndoAction.undo)
+    #expect(store.state.document == Document())
+  }
+
   @Test("a full history still publishes the label of each new step, and the counts stay")
   func fullHistoryPublishesLabels() throws {
     let undo = try UndoMiddleware<Editor>(
