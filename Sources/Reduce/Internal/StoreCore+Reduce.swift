@@ -117,7 +117,7 @@ extension StoreCore {
     let hooks = hooksInUseLocked()
     reducing.store(true, ordering: .relaxed)
     lock.unlock()
-    hooks?._withUnsafeGuaranteedRef { $0.willReduce(stateStorage, store: identifier) }
+    if let hooks { willReduce(hooks: hooks) }
     // The route said the handler cannot throw; the catch only satisfies the type checker.
     withExtendedLifetime(route) {
       do {
@@ -135,24 +135,40 @@ extension StoreCore {
     }
     if notifying {
       notify(observers?.observers, action: action, old: nil, touched: route.touched)
-      hooks?._withUnsafeGuaranteedRef {
-        $0.didReduce(stateStorage, action: action, store: identifier)
-      }
+      if let hooks { didReduce(hooks: hooks, action: action) }
     }
     return .committed
   }
 
-  /// The chain's reduction hooks, for the reduction the turn holder is about to run; the lock
-  /// must be held.
+  /// The chain's reduction hooks, for the reduction the turn holder is about to run, as the
+  /// address of their ``ReductionHooks``; the lock must be held.
   ///
   /// Returned unretained: `reductionHooksInUse`, which only the turn holder assigns, keeps them
   /// alive until its next reduction, whatever other threads do to the chain meanwhile.
   @inlinable @inline(__always)
-  func hooksInUseLocked() -> Unmanaged<ReductionHooks<State>>? {
+  func hooksInUseLocked() -> UnsafeRawPointer? {
     if fields.pointee.reductionHooksInUse !== fields.pointee.reductionHooks {
       fields.pointee.reductionHooksInUse = fields.pointee.reductionHooks
     }
-    return fields.pointee.reductionHooksInUse.map { Unmanaged.passUnretained($0) }
+    return fields.pointee.reductionHooksInUse.map {
+      UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque())
+    }
+  }
+
+  /// Calls the `willReduce` of the hooks ``hooksInUseLocked()`` returned.
+  @inlinable
+  func willReduce(hooks: UnsafeRawPointer) {
+    Unmanaged<ReductionHooks<State>>.fromOpaque(hooks)._withUnsafeGuaranteedRef {
+      $0.willReduce(stateStorage, store: identifier)
+    }
+  }
+
+  /// Calls the `didReduce` of the hooks ``hooksInUseLocked()`` returned.
+  @inlinable
+  func didReduce(hooks: UnsafeRawPointer, action: () -> any Action) {
+    Unmanaged<ReductionHooks<State>>.fromOpaque(hooks)._withUnsafeGuaranteedRef {
+      $0.didReduce(stateStorage, action: action, store: identifier)
+    }
   }
 
   /// Commits an in-place reduction and, when no work is queued, gives the turn up in the same
@@ -242,7 +258,7 @@ extension StoreCore {
     let old: State? = keepOld ? stateStorage.pointee : nil
     let hooks = hooksInUseLocked()
     lock.unlock()
-    hooks?._withUnsafeGuaranteedRef { $0.willReduce(stateStorage, store: identifier) }
+    if let hooks { willReduce(hooks: hooks) }
 
     // Holding the turn and with `reducing` set, this thread alone touches the state: the
     // handlers change it in place, through the pointer, with no lock held.
@@ -269,9 +285,7 @@ extension StoreCore {
     if notifying {
       // Holding the turn, nobody else changes the state: read it without the lock.
       notify(observers?.observers, action: action, old: old, touched: route?.touched)
-      hooks?._withUnsafeGuaranteedRef {
-        $0.didReduce(stateStorage, action: action, store: identifier)
-      }
+      if let hooks { didReduce(hooks: hooks, action: action) }
     }
     return .committed
   }

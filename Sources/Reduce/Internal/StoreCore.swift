@@ -58,8 +58,9 @@ struct CoreFields<State: Sendable> {
   @usableFromInline var reductionHooks: ReductionHooks<State>?
   /// The hooks the turn holder last reduced with, kept alive here so that it can call them
   /// after releasing the lock without counting a reference per action; only the turn holder
-  /// assigns it, under the lock.
-  @usableFromInline var reductionHooksInUse: ReductionHooks<State>?
+  /// assigns it, under the lock. Typed `AnyObject` so that code running unspecialised looks up
+  /// no generic metadata for it when there are no hooks.
+  @usableFromInline var reductionHooksInUse: AnyObject?
   /// Whether the chain has any middleware.
   @usableFromInline var hasMiddleware = false
   /// The observers; nil when there are none.
