@@ -56,10 +56,12 @@ struct CoreFields<State: Sendable> {
   }
   /// The reduction hooks of the chain's middleware; nil when none has one.
   @usableFromInline var reductionHooks: ReductionHooks<State>?
-  /// The hooks the turn holder last reduced with, kept alive here so that it can call them
-  /// after releasing the lock without counting a reference per action; only the turn holder
-  /// assigns it, under the lock. Typed `AnyObject` so that code running unspecialised looks up
-  /// no generic metadata for it when there are no hooks.
+  /// The hooks the turn holder last reduced with.
+  ///
+  /// Kept alive here so that the turn holder can call them after releasing the lock without
+  /// counting a reference per action; only the turn holder assigns it, under the lock. Typed
+  /// `AnyObject` so that code running unspecialised looks up no generic metadata for it when
+  /// there are no hooks.
   @usableFromInline var reductionHooksInUse: AnyObject?
   /// Whether the chain has any middleware.
   @usableFromInline var hasMiddleware = false
