@@ -3,10 +3,11 @@ public import Reduce
 
 /// A middleware that keeps an undo/redo history of a store's state, or of one substate of it.
 ///
-/// It records a step for every action that changes the tracked state, and answers
-/// ``UndoAction`` commands by restoring a recorded state through `ReplaceState`. With a
+/// It records a step for every action the store reduces that changes the tracked state, and
+/// answers ``UndoAction`` commands by restoring a recorded state through `ReplaceState`. With a
 /// `scope`, only that substate is recorded and restored: the rest of the state (a selection,
-/// a network status) stays as it is now.
+/// a network status) stays as it is now. It records around the store's reduction, not as a step
+/// of the chain: in the chain it handles only its commands and `Batch`.
 ///
 /// ```swift
 /// let undo = try UndoMiddleware<Editor>(scope: \.document, limit: 200)
@@ -16,8 +17,8 @@ public import Reduce
 /// undo.canRedo  // true
 /// ```
 ///
-/// Place it last in the chain (after thunk, throttle and logging middleware), so that it
-/// records the actions that reach the reducers and a logger before it sees what undo changed.
+/// Place it last in the chain (after thunk, throttle and logging middleware), so that a logger
+/// before it sees each command together with the change it made.
 /// One instance serves one store. It is `Observable`: reading ``status`` or its parts inside
 /// `withObservationTracking` (or a SwiftUI view) tracks them.
 public final class UndoMiddleware<State: Sendable>: Middleware, Observable {

@@ -8,7 +8,7 @@ extension MiddlewareContext {
   /// storage: reading one property through it (at its `MemoryLayout.offset(of:)`, or with
   /// `pointee[keyPath:]`) copies that property alone. Otherwise it addresses a copy read under
   /// the lock. For the plugins of this package: the undo plugin reads its tracked substate
-  /// before and after every action.
+  /// through it when it clears its history.
   ///
   /// The pointer is valid only during `body`, and `body` must not call `next`.
   ///
