@@ -135,7 +135,8 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// Creates an undo middleware that tracks one substate, through a lens.
   ///
   /// - Parameters:
-  ///   - scope: Reads and writes the substate recorded and restored.
+  ///   - scope: Reads and writes the substate recorded and restored. Its `get` runs just before
+  ///     each reduction, while the store is reducing: like a reducer, it must not read the store.
   ///   - limit: The most steps kept, past and future together; at least 1.
   ///   - filter: Whether an action makes an undo step. Default: every action.
   ///   - groupBy: A key for each action: consecutive actions with the same non-nil key make
