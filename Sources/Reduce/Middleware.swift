@@ -238,32 +238,11 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// During `handle` it is the state before the action, or after it once `next` returned. Read
   /// during `handle`, on the thread that called it, it takes no lock.
   @inlinable public var state: State {
-    // As in `withUnsafeState(_:)`: the context's plan keeps the core alive, and the thread
-    // processing this context's dispatch item reads the state without the lock.
+    // The context's plan keeps the core alive: it is used through a guaranteed reference.
     Unmanaged.passUnretained(plan.core)._withUnsafeGuaranteedRef { core in
-      let ownItem =
-        core.activeItem.load(ordering: .acquiring) == item && thread == ThreadID.current
-      if ownItem, !core.reducing.load(ordering: .relaxed) { return core.stateStorage.pointee }
+      if readsInPlace(core) { return core.stateStorage.pointee }
       return core.readState()
     }
-  }
-
-  /// Applies `body` to the store's current state, as ``state`` returns it, and returns its
-  /// result.
-  ///
-  /// During `handle`, on the thread that called it, `body` is given the store's state in place,
-  /// without the store's lock and, where the compiler can, without a copy: read the part you
-  /// need (`context.read { $0.document.title }`). Otherwise `body` gets a copy, read under the
-  /// lock.
-  ///
-  /// `body` must not call `next`: the state it is reading may not change while it runs.
-  ///
-  /// - Parameter body: Reads what it needs of the state.
-  /// - Returns: What `body` returns.
-  /// - Throws: What `body` throws.
-  @inlinable
-  package func read<Value, E: Error>(_ body: (State) throws(E) -> Value) throws(E) -> Value {
-    try withUnsafeState { state throws(E) in try body(state.pointee) }
   }
 
   /// Dispatches an action from the top of the chain.

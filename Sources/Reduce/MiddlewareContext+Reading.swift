@@ -24,12 +24,7 @@ extension MiddlewareContext {
     let result: Result<Value, E> = Unmanaged.passUnretained(plan.core)
       ._withUnsafeGuaranteedRef { core in
         do throws(E) {
-          // The thread processing this context's dispatch item holds the turn: it alone writes
-          // `reducing` and the state, so it reads both without the lock. While it reduces in
-          // place (a reducer reading the state), the locked read reports that.
-          let ownItem =
-            core.activeItem.load(ordering: .acquiring) == item && thread == ThreadID.current
-          if ownItem, !core.reducing.load(ordering: .relaxed) {
+          if readsInPlace(core) {
             core.turn.pointee.borrowingState += 1
             defer { core.turn.pointee.borrowingState -= 1 }
             return .success(try body(UnsafePointer(core.stateStorage)))
@@ -41,5 +36,17 @@ extension MiddlewareContext {
         }
       }
     return try result.get()
+  }
+
+  /// Whether this context may read the state in place, without the store's lock: on the thread
+  /// processing its dispatch item, while that item is in progress and not reducing in place.
+  ///
+  /// That thread holds the turn: it alone writes `reducing` and the state, so it reads both
+  /// without the lock. While it reduces in place (a reducer reading the state), the locked read
+  /// reports that.
+  @inlinable @inline(__always)
+  func readsInPlace(_ core: StoreCore<State>) -> Bool {
+    core.activeItem.load(ordering: .acquiring) == item && thread == ThreadID.current
+      && !core.reducing.load(ordering: .relaxed)
   }
 }

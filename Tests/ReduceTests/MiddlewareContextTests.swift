@@ -15,7 +15,7 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
   let result = Box((state: -1, read: -1))
   let done = DispatchSemaphore(value: 0)
   let thread = Thread {
-    result.value = (context.state.counter, context.read { $0.counter })
+    result.value = (context.state.counter, context.withUnsafeState { $0.pointee.counter })
     done.signal()
   }
   thread.start()
@@ -26,13 +26,13 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
 /// The state a middleware context reads: in `handle` on the dispatching thread (without the
 /// lock), and from a context kept for later or read on another thread (with the lock).
 @Suite struct MiddlewareContextTests {
-  @Test("context.read gives the state before next, and after it once next returned")
+  @Test("context.withUnsafeState gives the state before next, and after it once next returned")
   func readAroundNext() throws {
     let seen = Probe<Int>()
     let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
-      seen.append(context.read { $0.counter })
+      seen.append(context.withUnsafeState { $0.pointee.counter })
       try next(action)
-      seen.append(context.read { $0.counter })
+      seen.append(context.withUnsafeState { $0.pointee.counter })
     }
     let store = try makeStore(middleware: [spy])
     store.dispatch(Increment(by: 5))
@@ -40,14 +40,16 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
     #expect(seen.values == [0, 5, 5, 7])
   }
 
-  @Test("context.read and context.state agree in every middleware of a chain")
+  @Test("context.withUnsafeState and context.state agree in every middleware of a chain")
   func readAndStateAgreeAlongTheChain() throws {
     let seen = Probe<String>()
     func spy(_ name: String) -> AnyMiddleware<TestState> {
       AnyMiddleware(name: name) { action, context, next in
-        seen.append("\(name) \(context.state.counter) \(context.read { $0.counter })")
+        seen.append(
+          "\(name) \(context.state.counter) \(context.withUnsafeState { $0.pointee.counter })")
         try next(action)
-        seen.append("\(name) \(context.state.counter) \(context.read { $0.counter })")
+        seen.append(
+          "\(name) \(context.state.counter) \(context.withUnsafeState { $0.pointee.counter })")
       }
     }
     let store = try makeStore(middleware: [spy("a"), spy("b")])
@@ -55,17 +57,19 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
     #expect(seen.values == ["a 0 0", "b 0 0", "b 3 3", "a 3 3"])
   }
 
-  @Test("context.read rethrows what its closure throws, and the state can be read again")
+  @Test("context.withUnsafeState rethrows what its closure throws, and the state can be read again")
   func readRethrows() throws {
     let outcomes = Probe<String>()
     let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
       do throws(TestError) {
-        _ = try context.read { (_: TestState) throws(TestError) -> Int in throw TestError() }
+        _ = try context.withUnsafeState {
+          (_: UnsafePointer<TestState>) throws(TestError) -> Int in throw TestError()
+        }
       } catch {
         outcomes.append("threw \(error.reason)")
       }
       try next(action)
-      outcomes.append("read \(context.read { $0.counter })")
+      outcomes.append("read \(context.withUnsafeState { $0.pointee.counter })")
     }
     let store = try makeStore(middleware: [spy])
     store.dispatch(Increment(by: 4))
@@ -97,7 +101,7 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
     #expect(first.state.counter == 2)
     store.dispatch(Increment(by: 3))
     #expect(first.state.counter == 5)
-    #expect(first.read { $0.counter } == 5)
+    #expect(first.withUnsafeState { $0.pointee.counter } == 5)
     let elsewhere = readOnAnotherThread(first)
     #expect(elsewhere.state == 5)
     #expect(elsewhere.read == 5)
@@ -113,9 +117,11 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
         try next(action)
         return
       }
-      seen.append("before \(earlier.state.counter) \(earlier.read { $0.counter })")
+      seen.append(
+        "before \(earlier.state.counter) \(earlier.withUnsafeState { $0.pointee.counter })")
       try next(action)
-      seen.append("after \(earlier.state.counter) \(earlier.read { $0.counter })")
+      seen.append(
+        "after \(earlier.state.counter) \(earlier.withUnsafeState { $0.pointee.counter })")
     }
     let store = try makeStore(middleware: [spy])
     store.dispatch(Increment(by: 2))
@@ -130,7 +136,8 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
     let seen = Probe<String>()
     let subscription = store.subscribe(to: \.counter) { counter in
       guard let context = kept.last else { return }
-      seen.append("\(counter) \(context.state.counter) \(context.read { $0.counter })")
+      seen.append(
+        "\(counter) \(context.state.counter) \(context.withUnsafeState { $0.pointee.counter })")
     }
     store.dispatch(Increment(by: 6))
     #expect(seen.values == ["6 6 6"])
@@ -150,10 +157,10 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
     let reader = AnyMiddleware<TestState>(name: "reader") { action, context, next in
       if kept.value == nil { kept.value = context }
       let before = context.state.counter
-      let borrowed = context.read { $0.counter }
+      let borrowed = context.withUnsafeState { $0.pointee.counter }
       try next(action)
       let after = context.state.counter
-      let borrowedAfter = context.read { $0.counter }
+      let borrowedAfter = context.withUnsafeState { $0.pointee.counter }
       if borrowed != before || after != before + 1 || borrowedAfter != after {
         mismatches.append("\(before) \(borrowed) \(after) \(borrowedAfter)")
       }
@@ -169,7 +176,7 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
         // Readers of a kept context: the state only grows.
         var last = 0
         for _ in 0..<perThread {
-          let now = thread == 2 ? old.state.counter : old.read { $0.counter }
+          let now = thread == 2 ? old.state.counter : old.withUnsafeState { $0.pointee.counter }
           if now < last { mismatches.append("went back from \(last) to \(now)") }
           last = now
         }

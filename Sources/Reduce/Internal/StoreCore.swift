@@ -87,7 +87,7 @@ struct TurnFields {
   @usableFromInline var itemCounter: UInt64 = 0
   /// Whether the item being processed is a fallback action.
   @usableFromInline var processingFallback = false
-  /// How many `MiddlewareContext.read` closures are reading the state in place.
+  /// How many `MiddlewareContext.withUnsafeState` closures are reading the state in place.
   @usableFromInline var borrowingState = 0
 
   init() {}
@@ -607,7 +607,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   {
     precondition(
       turn.pointee.borrowingState == 0,
-      "A MiddlewareContext.read closure called next. Call next after read returns.")
+      "A MiddlewareContext.withUnsafeState closure called next. Call next after it returns.")
     lock.lock()
     if actionType != replaceStateType, actionType != ObjectIdentifier(Batch.self),
       reduceErasedSimpleReleasingLock(action, actionType)
