@@ -110,38 +110,19 @@ struct PendingSlot<Substate: Sendable> {
   }
 }
 
-/// A change an action made to the tracked value, and when and where it was made.
-@usableFromInline
-struct TrackedChange<Substate: Sendable>: Sendable {
-  @usableFromInline let before: Substate
-  @usableFromInline let after: Substate
-  /// The recorder's epoch when the action began.
-  @usableFromInline let epoch: UInt64
-  /// The store the action was dispatched to.
-  @usableFromInline let store: ObjectIdentifier
-
-  @inlinable
-  init(before: Substate, after: Substate, epoch: UInt64, store: ObjectIdentifier) {
-    self.before = before
-    self.after = after
-    self.epoch = epoch
-    self.store = store
-  }
-}
-
 /// Records the changes of one tracked substate and restores them.
 ///
-/// Every call of ``record(_:context:next:)`` happens holding the store's dispatch turn, so
-/// calls never overlap: nothing but ``detach(from:)`` changes the history between the start of
-/// a call and its end, and `epoch` tells when it did. The lock guards the history against
-/// readers on other threads (`status`, `statuses`) and against `detach`. Under it run no user
-/// code (no `==`, no option closure, no deinitialiser of a tracked state) and no `next`.
+/// Every call of `handle`, `willReduce` and `didReduce` happens holding the store's dispatch
+/// turn, so calls never overlap: nothing but ``detach(from:)`` changes the history between a
+/// reduction's `willReduce` and its `didReduce`, and `epoch` tells when it did. The lock guards
+/// the history against readers on other threads (`status`, `statuses`) and against `detach`.
+/// Under it run no user code (no `==`, no option closure, no deinitialiser of a tracked state)
+/// and no `next`.
 ///
-/// The recording path is `@inlinable`: ``UndoMiddleware``'s initialisers build it into a
-/// closure where the store's state type is concrete, so it runs compiled for that type. An
-/// ordinary action that changes the tracked state costs two reads of it (lock-free on the
-/// dispatching thread), one comparison, and one hold of the lock; one that leaves it equal
-/// takes no lock at all.
+/// The recording path is `@inlinable`: ``UndoMiddleware``'s initialisers build it into closures
+/// where the store's state type is concrete, so it runs compiled for that type. An action that
+/// changes the tracked state costs two reads of it (in the store's storage, with no lock), one
+/// comparison, and one hold of the lock; one that leaves it equal takes no lock at all.
 @usableFromInline
 final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoEngine {
   @usableFromInline let name: String
@@ -155,8 +136,8 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   @usableFromInline let book: Locked<UndoBook<Substate>>
   /// Grows by one, under the lock, each time the store is left.
   ///
-  /// A recording reads it without the lock before `next` and checks it under the lock after,
-  /// so that a change made in between is dropped.
+  /// A recording reads it without the lock before the reduction and checks it under the lock
+  /// after, so that a change made in between is dropped.
   @usableFromInline let epoch = Atomic<UInt64>(0)
   /// The store whose dispatch is restoring a step (0: none): the reduction hooks skip that
   /// `ReplaceState`, so restoring never records a step.
@@ -288,12 +269,10 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       }
       return false
     }
-    let change = TrackedChange(
-      before: pending.before, after: after, epoch: pending.epoch, store: store)
     guard options.decidesWithUserCode else {
-      return commit(change, key: nil) { $0.decisionWithoutUserCode }
+      return commit(pending, after: after, key: nil) { $0.decisionWithoutUserCode }
     }
-    return commitDecidedByOptions(change, action: action())
+    return commitDecidedByOptions(pending, after: after, action: action())
   }
 
   /// Records a change with `groupBy` or `label`: user code decides how it joins the history,
@@ -301,13 +280,15 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///
   /// - Returns: Whether the status changed.
   @inlinable @inline(never)
-  func commitDecidedByOptions(_ change: TrackedChange<Substate>, action: any Action) -> Bool {
+  func commitDecidedByOptions(
+    _ pending: PendingChange<Substate>, after: Substate, action: any Action
+  ) -> Bool {
     // Only this store's turn holder changes the open group, between the reads here and the
     // commit; a detach meanwhile is told by the epoch.
     let grouping = book.withLock { $0.history.grouping }
     let key = options.groupBy?(action).map(GroupKey.init)
     let decision = decide(grouping, key: key, action: action)
-    return commit(change, key: key) { _ in decision }
+    return commit(pending, after: after, key: key) { _ in decision }
   }
 
   /// The tracked value in a state.
@@ -324,25 +305,26 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   /// the change began, and publishes the new status.
   ///
   /// - Parameters:
-  ///   - change: The change.
+  ///   - pending: The tracked value before the action, and when and where it was noted.
+  ///   - after: The tracked value after the action.
   ///   - key: The action's `groupBy` key.
   ///   - decide: Whether the change merges into the newest step, and the label of the step it
   ///     starts, from the history; called under the lock, so it must not run user code.
   /// - Returns: Whether the status changed.
   @inlinable @inline(__always)
   func commit(
-    _ change: TrackedChange<Substate>, key: GroupKey?,
+    _ pending: PendingChange<Substate>, after: Substate, key: GroupKey?,
     decide: (inout UndoHistory<Substate>) -> (merging: Bool, label: String?)
   ) -> Bool {
     let (changed, released) = book.withLock { book -> (Bool, Released<Substate>) in
-      guard epoch.load(ordering: .relaxed) == change.epoch, book.store == change.store else {
+      guard epoch.load(ordering: .relaxed) == pending.epoch, book.store == pending.store else {
         return (false, Released())
       }
-      book.history.noteBaseline(change.before)
-      baselineEpoch.store(change.epoch, ordering: .relaxed)
+      book.history.noteBaseline(pending.before)
+      baselineEpoch.store(pending.epoch, ordering: .relaxed)
       let (merging, label) = decide(&book.history)
       let (released, statusChanged) = book.history.record(
-        change.after, merging: merging, label: label, key: key)
+        after, merging: merging, label: label, key: key)
       return (statusChanged && Self.publishLocked(&book), released)
     }
     _ = consume released
