@@ -8,19 +8,23 @@ struct LoadStarter: Action {}
 /// Actions held back by a throttle or created by a thunk reach the undo middleware later.
 ///
 /// They arrive in their own dispatch turn. `ReduceThrottle` and `ReduceThunk` are simulated here by small middleware
-/// of the same shape, placed before the undo middleware as the guides recommend.
+/// of the same shape, placed before the undo middleware as the guides recommend (the throttle
+/// also after it, where undo records the late action all the same).
 @Suite struct UndoDeferredTests {
   @Test(
-    "an action whose next is called later from a task (a throttle) records normally",
-    .timeLimit(.minutes(1)))
-  func deferredNext() async throws {
+    "an action whose next is called later from a task (a throttle) records normally, the throttle before undo or after it",
+    .timeLimit(.minutes(1)), arguments: [true, false])
+  func deferredNext(throttleBeforeUndo: Bool) async throws {
     let tasks = TaskList()
     let throttle = AnyMiddleware<Editor>(name: "throttle") { action, _, next in
       guard action is Edit else { return try next(action) }
       tasks.add(Task { try next(action) })
     }
     let undo = try UndoMiddleware<Editor>(scope: \.document)
-    let store = try makeStore(undo, before: [throttle])
+    // Undo records around the reduction, so a late action is recorded wherever it comes from.
+    let store =
+      throttleBeforeUndo
+      ? try makeStore(undo, before: [throttle]) : try makeStore(undo, after: [throttle])
 
     try store.send(Edit.type("a"))
     try await tasks.waitForAll()

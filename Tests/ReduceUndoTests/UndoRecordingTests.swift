@@ -76,23 +76,6 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
     #expect(!undo.handles(ReplaceState<Editor>.self))
   }
 
-  @Test("an action that a middleware after undo delivers later is recorded when it is reduced")
-  func deferredAfterUndo() async throws {
-    let tasks = TaskList()
-    let later = AnyMiddleware<Editor>(name: "later") { action, _, next in
-      guard action is Edit else { return try next(action) }
-      tasks.add(Task { try next(action) })
-    }
-    let undo = try UndoMiddleware<Editor>(scope: \.document)
-    let store = try makeStore(undo, after: [later])
-    try store.send(Edit.type("a"))
-    try await tasks.waitForAll()
-    #expect(store.state.document.text == "a")
-    #expect(undo.pastCount == 1)
-    try store.send(UndoAction.undo)
-    #expect(store.state.document.text == "")
-  }
-
   @Test("an action whose reducer throws makes no step, and the next change records from before it")
   func throwingReducer() throws {
     struct Refused: Error {}
