@@ -25,7 +25,7 @@ public struct Mutator<State: Sendable>: Sendable {
   public let key: MutatorKey
   @usableFromInline let access: SubstateAccessBase<State>
   let keyIsDefault: Bool
-  private(set) var handlers: [HandlerBox<State>] = []
+  private(set) var handlers: [Handler<State>] = []
   private(set) var handlerProblem: RegistrationError?
 
   @usableFromInline
@@ -156,7 +156,7 @@ public struct Mutator<State: Sendable>: Sendable {
     _ reduce: @escaping @Sendable (inout Substate, A) throws(E) -> Void
   ) -> Mutator {
     adding(Substate.self, A.self) { (access: SubstateAccess<State, Substate>) in
-      TypedHandler(mayThrow: E.self != Never.self, body: access.lift(reduce))
+      Handler.handling(A.self, mayThrow: E.self != Never.self, body: access.lift(reduce))
     }
   }
 
@@ -175,7 +175,7 @@ public struct Mutator<State: Sendable>: Sendable {
     _ reduce: @escaping @Sendable (inout Substate, any Action) throws(E) -> Void
   ) -> Mutator {
     adding(Substate.self, nil) { (access: SubstateAccess<State, Substate>) in
-      AnyActionHandler(mayThrow: E.self != Never.self, body: access.lift(reduce))
+      Handler.handlingEveryAction(mayThrow: E.self != Never.self, body: access.lift(reduce))
     }
   }
 
@@ -191,7 +191,7 @@ public struct Mutator<State: Sendable>: Sendable {
     reduce: @escaping @Sendable (State, A) throws(E) -> Substate
   ) -> Mutator {
     adding(Substate.self, A.self) { (access: SubstateAccess<State, Substate>) in
-      TypedHandler(mayThrow: E.self != Never.self, body: access.lift(pure: reduce))
+      Handler.handling(A.self, mayThrow: E.self != Never.self, body: access.lift(pure: reduce))
     }
   }
 
@@ -199,7 +199,7 @@ public struct Mutator<State: Sendable>: Sendable {
   func adding<Substate>(
     _ substate: Substate.Type,
     _ action: (any Action.Type)?,
-    _ make: (SubstateAccess<State, Substate>) -> HandlerBox<State>
+    _ make: (SubstateAccess<State, Substate>) -> Handler<State>
   ) -> Mutator {
     var copy = self
     guard copy.handlerProblem == nil else { return copy }

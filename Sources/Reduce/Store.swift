@@ -118,7 +118,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   not dispatched).
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    core.dispatch(actions)
+    core.dispatch(actions, unless: { nil })
   }
 
   /// Dispatches every action of an async sequence as it arrives.

@@ -5,9 +5,8 @@
 /// middleware that want it, and an action no middleware wants is reduced as in a store without
 /// middleware.
 ///
-/// A plan refers to its store's core, so that a `Next` and a context need only the plan: one
-/// reference to count per middleware call instead of two each. The store's plans refer to the
-/// core in turn; the store breaks that cycle when it closes.
+/// A plan refers to its store's core, so that a `Next` and a context need only the plan. The
+/// store's plans refer to the core in turn; the store breaks that cycle when it closes.
 @usableFromInline
 final class ChainPlan<State: Sendable>: Sendable {
   /// The engine of the store the plan was made for.
@@ -76,29 +75,16 @@ final class ChainPlans<State: Sendable>: Sendable {
   @usableFromInline let table: TypeTable<ChainPlan<State>?>
   /// The plans in the table, in the order they were made.
   let plans: [ChainPlan<State>]
-  /// The reduction hooks of the chain's middleware; nil when none has one.
-  let reductionHooks: ReductionHooks<State>?
 
   /// Creates the snapshot of a chain with the given plans (made for this chain).
   ///
   /// - Parameters:
   ///   - chain: The middleware, outermost first.
   ///   - plans: The plans made for this chain so far.
-  ///   - reductionHooks: The chain's reduction hooks with their slots, when this snapshot
-  ///     replaces one of the same chain; made anew otherwise.
-  init(
-    chain: [MiddlewareEntry<State>], plans: [ChainPlan<State>] = [],
-    reductionHooks: ReductionHooks<State>? = nil
-  ) {
+  init(chain: [MiddlewareEntry<State>], plans: [ChainPlan<State>] = []) {
     self.chain = chain
     self.plans = plans
     table = TypeTable(plans.map { ($0.actionType, $0) }, missing: nil)
-    if let reductionHooks {
-      self.reductionHooks = reductionHooks
-    } else {
-      let hooks = chain.compactMap(\.reductionHook)
-      self.reductionHooks = hooks.isEmpty ? nil : ReductionHooks(hooks)
-    }
   }
 
   /// The plan made for an action type, if any.
@@ -109,6 +95,6 @@ final class ChainPlans<State: Sendable>: Sendable {
 
   /// The snapshot with one more plan.
   func adding(_ plan: ChainPlan<State>) -> ChainPlans {
-    ChainPlans(chain: chain, plans: plans + [plan], reductionHooks: reductionHooks)
+    ChainPlans(chain: chain, plans: plans + [plan])
   }
 }

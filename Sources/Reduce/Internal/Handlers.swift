@@ -8,7 +8,8 @@ class SubstateAccessBase<State>: @unchecked Sendable {
   let substateType: Any.Type
   /// The key path, for equality (overlap) checks; nil for a lens built from closures.
   let keyPath: AnyKeyPath?
-  /// The bytes of `State` the substate occupies, where the key path is a stored-property path.
+  /// The bytes of `State` the substate occupies, where the key path is a stored-property path:
+  /// for overlap checks, and to skip key-path observers an action cannot have changed.
   @usableFromInline let byteRange: Range<Int>?
   /// The key path's description, where there is a key path.
   let pathDescription: String?
@@ -55,23 +56,12 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
 
   /// Wraps an `inout` reducer of the substate as a reducer of the whole state.
   ///
-  /// A stored-property path is reduced through a pointer at the property's offset
-  /// (`MemoryLayout.offset(of:)` documents this use), in place and without a key-path
-  /// projection; other key paths through the key path, in place; a closure lens by copying the
-  /// substate out and back.
+  /// A key path reaches the substate in place (a writable key path yields its storage); a
+  /// closure lens copies the substate out and back.
   @inlinable
   func lift<A, E: Error>(
     _ body: @escaping @Sendable (inout Substate, A) throws(E) -> Void
   ) -> @Sendable (inout State, A) throws -> Void {
-    if let offset = byteRange?.lowerBound {
-      return { state, action in
-        try withUnsafeMutablePointer(to: &state) { pointer throws(E) in
-          let substate = UnsafeMutableRawPointer(pointer).advanced(by: offset)
-            .assumingMemoryBound(to: Substate.self)
-          try body(&substate.pointee, action)
-        }
-      }
-    }
     if let path = writableKeyPath {
       return { state, action in try body(&state[keyPath: path], action) }
     }
@@ -93,79 +83,55 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
   }
 }
 
-/// One handler of a mutator, erased over its action type.
+/// One handler of a mutator: a reducer of the whole state for one action type, or for every
+/// action.
 ///
-/// `@unchecked Sendable`: immutable after `init`; its subclasses store `Sendable` closures only.
+/// `@unchecked Sendable`: immutable after `init`, and its closure is `Sendable`.
 @usableFromInline
-class HandlerBox<State>: @unchecked Sendable {
+final class Handler<State>: @unchecked Sendable {
   /// The action type handled, or nil for a handler of every action.
   @usableFromInline let actionType: ObjectIdentifier?
   /// The action type's name, for error messages.
   let actionName: String
-  /// False when the handler's closure is `throws(Never)`: it can be reduced in place.
+  /// False when the handler's closure is `throws(Never)`: no copy is kept to roll back to.
   @usableFromInline let mayThrow: Bool
-  /// The handler for an action known only as `any Action` (after middleware): the store calls
-  /// it only with an action of the handled type.
-  @usableFromInline let erasedBody: @Sendable (inout State, any Action) throws -> Void
+  /// Reduces the state for an action; the store calls it only with an action of `actionType`.
+  @usableFromInline let body: @Sendable (inout State, any Action) throws -> Void
 
+  @usableFromInline
   init(
     actionType: ObjectIdentifier?, actionName: String, mayThrow: Bool,
-    erasedBody: @escaping @Sendable (inout State, any Action) throws -> Void
+    body: @escaping @Sendable (inout State, any Action) throws -> Void
   ) {
     self.actionType = actionType
     self.actionName = actionName
     self.mayThrow = mayThrow
-    self.erasedBody = erasedBody
+    self.body = body
   }
-}
 
-/// The value of type `A` inside an existential whose dynamic type the caller knows to be `A`.
-///
-/// Cheaper than `as?`, which searches conformances: the existential is opened and its value
-/// reinterpreted as `A` once the opened type is checked to be `A` (`_identityCast`).
-@inlinable
-func unwrap<A: Action>(_ action: any Action, as type: A.Type) -> A {
-  func read<B: Action>(_ value: B) -> A {
-    precondition(B.self == A.self, "The store routed an action to a handler of another type.")
-    return _identityCast(value, to: A.self)
-  }
-  return read(action)
-}
-
-/// A handler of one action type.
-@usableFromInline
-final class TypedHandler<State, A: Action>: HandlerBox<State>, @unchecked Sendable {
-  @usableFromInline let body: @Sendable (inout State, A) throws -> Void
-
-  /// Creates a handler; call it where `State` and `A` are concrete, so that the erased body is
-  /// specialised.
+  /// A handler of actions of type `A`.
+  ///
+  /// Call it where `State` and `A` are concrete, so that `body` is compiled for them.
   @inlinable
-  convenience init(mayThrow: Bool, body: @escaping @Sendable (inout State, A) throws -> Void) {
-    self.init(
-      mayThrow: mayThrow, body: body,
-      erasedBody: { state, action in try body(&state, unwrap(action, as: A.self)) })
-  }
-
-  @usableFromInline
-  init(
-    mayThrow: Bool, body: @escaping @Sendable (inout State, A) throws -> Void,
-    erasedBody: @escaping @Sendable (inout State, any Action) throws -> Void
-  ) {
-    self.body = body
-    super.init(
+  static func handling<A: Action>(
+    _ type: A.Type, mayThrow: Bool, body: @escaping @Sendable (inout State, A) throws -> Void
+  ) -> Handler {
+    Handler(
       actionType: ObjectIdentifier(A.self), actionName: String(describing: A.self),
-      mayThrow: mayThrow, erasedBody: erasedBody)
+      mayThrow: mayThrow
+    ) { state, action in
+      guard let action = action as? A else {
+        preconditionFailure("The store routed an action of another type to a handler of \(A.self).")
+      }
+      try body(&state, action)
+    }
   }
-}
 
-/// A handler of every action.
-@usableFromInline
-final class AnyActionHandler<State>: HandlerBox<State>, @unchecked Sendable {
-  @usableFromInline let body: @Sendable (inout State, any Action) throws -> Void
-
-  @usableFromInline
-  init(mayThrow: Bool, body: @escaping @Sendable (inout State, any Action) throws -> Void) {
-    self.body = body
-    super.init(actionType: nil, actionName: "any Action", mayThrow: mayThrow, erasedBody: body)
+  /// A handler of every action.
+  @inlinable
+  static func handlingEveryAction(
+    mayThrow: Bool, body: @escaping @Sendable (inout State, any Action) throws -> Void
+  ) -> Handler {
+    Handler(actionType: nil, actionName: "any Action", mayThrow: mayThrow, body: body)
   }
 }

@@ -46,7 +46,7 @@ class Sink<State: Sendable>: @unchecked Sendable {
 }
 
 /// A key-path observer, with its closure typed for the value, so that its group can call it with
-/// the value it read once for all of them (see ``KeyPathValue/deliver(to:)``).
+/// the value it read once for all of them (see `KeyPathValue.deliver(to:)`).
 @usableFromInline
 final class ValueSink<State: Sendable, Value: Equatable & Sendable>: Sink<State>,
   @unchecked Sendable
@@ -65,65 +65,40 @@ final class ValueSink<State: Sendable, Value: Equatable & Sendable>: Sink<State>
 
 /// The last value a key path had, shared by every observer of that key path.
 ///
-/// `@unchecked Sendable`: the value lives behind a pointer that only the thread holding the
-/// store's dispatch turn reads or writes, so accesses are serialized by the turn.
+/// `@unchecked Sendable`: `last` is read and written only by the thread holding the store's
+/// dispatch turn, so accesses are serialized by the turn.
 @usableFromInline
 final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @unchecked Sendable {
   @usableFromInline let path: KeyPath<State, Value> & Sendable
-  /// The byte offset of the value in `State`, for a stored-property path.
-  @usableFromInline let offset: Int?
-  @usableFromInline let storage: UnsafeMutablePointer<Value>
+  /// The value after the last refresh.
+  @usableFromInline var last: Value
 
   @usableFromInline
-  init(path: KeyPath<State, Value> & Sendable, offset: Int?, initial: Value) {
+  init(path: KeyPath<State, Value> & Sendable, initial: Value) {
     self.path = path
-    self.offset = offset
-    storage = .allocate(capacity: 1)
-    storage.initialize(to: initial)
+    self.last = initial
   }
-
-  deinit {
-    storage.deinitialize(count: 1)
-    storage.deallocate()
-  }
-
-  /// The value after the last refresh.
-  @inlinable var last: Value { storage.pointee }
 
   /// Calls the observers of this value that are not cancelled, in order, with the value after
-  /// the last refresh, read in place.
+  /// the last refresh.
   ///
   /// - Parameter sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
   @inlinable
   func deliver(to sinks: [Sink<State>]) {
-    // One copy for them all: the observers may not change it (only the turn holder refreshes it).
-    let value = storage.pointee
-    sinks.withUnsafeBufferPointer { sinks in
-      for index in sinks.indices {
-        // `sinks` (a snapshot nobody changes) keeps every sink, and each sink its closure, alive
-        // for the whole loop: a guaranteed reference reads and calls the closure with no
-        // reference counting per observer.
-        let sink = Unmanaged.passUnretained(
-          unsafeDowncast(sinks[index], to: ValueSink<State, Value>.self))
-        sink._withUnsafeGuaranteedRef { sink in
-          if !sink.flag.isCancelled { sink.observer(value) }
-        }
-      }
+    let value = last
+    for sink in sinks {
+      // Every sink of this group was made for this value's type (`StoreCore.subscribe(to:)`).
+      let sink = unsafeDowncast(sink, to: ValueSink<State, Value>.self)
+      if !sink.flag.isCancelled { sink.observer(value) }
     }
   }
 
   /// Reads the value from the state; returns whether it differs from the last one, and keeps it.
   @inlinable
-  func refresh(from state: UnsafePointer<State>) -> Bool {
-    if let offset {
-      let value = UnsafeRawPointer(state).advanced(by: offset).assumingMemoryBound(to: Value.self)
-      if value.pointee == storage.pointee { return false }
-      storage.pointee = value.pointee
-    } else {
-      let value = state.pointee[keyPath: path]
-      if value == storage.pointee { return false }
-      storage.pointee = value
-    }
+  func refresh(from state: State) -> Bool {
+    let value = state[keyPath: path]
+    if value == last { return false }
+    last = value
     return true
   }
 }
@@ -138,7 +113,7 @@ struct ScopedGroup<State: Sendable>: Sendable {
   /// refreshed only after actions whose mutators touched them.
   @usableFromInline let range: Range<Int>?
   /// Reads, compares and keeps the value; specialised where the subscription was made.
-  @usableFromInline let refresh: @Sendable (UnsafePointer<State>) -> Bool
+  @usableFromInline let refresh: @Sendable (State) -> Bool
   /// Calls the group's observers with the refreshed value; specialised like `refresh`.
   @usableFromInline let deliver: @Sendable ([Sink<State>]) -> Void
   @usableFromInline var sinks: [Sink<State>]
@@ -146,7 +121,7 @@ struct ScopedGroup<State: Sendable>: Sendable {
   @usableFromInline
   init(
     value: AnyObject & Sendable, keyPath: AnyKeyPath & Sendable, range: Range<Int>?,
-    refresh: @escaping @Sendable (UnsafePointer<State>) -> Bool,
+    refresh: @escaping @Sendable (State) -> Bool,
     deliver: @escaping @Sendable ([Sink<State>]) -> Void, sinks: [Sink<State>]
   ) {
     self.value = value

@@ -2,7 +2,7 @@
 @usableFromInline
 struct RouteStep<State>: Sendable {
   @usableFromInline let key: MutatorKey
-  @usableFromInline let handler: HandlerBox<State>
+  @usableFromInline let handler: Handler<State>
   /// The bytes of `State` the mutator reduces, where known.
   @usableFromInline let range: Range<Int>?
 }
@@ -194,6 +194,6 @@ enum PropertyPath {
   /// Whether a value of this dynamic type occupies no storage.
   static func isZeroSized(_ value: Any) -> Bool {
     func size<T>(of value: T) -> Int { MemoryLayout<T>.size }
-    return _openExistential(value, do: size) == 0
+    return size(of: value) == 0
   }
 }

@@ -1,9 +1,14 @@
+public import Observation
+public import Synchronization
+
 extension StoreCore {
   /// Changes the observers; the lock must be held.
-  private func updateObserversLocked<R>(_ body: (inout Observers<State>) -> R) -> R {
-    var observers = fields.pointee.observers?.observers ?? Observers()
+  private func updateObservers<R>(
+    _ fields: inout CoreFields<State>, _ body: (inout Observers<State>) -> R
+  ) -> R {
+    var observers = fields.observers?.observers ?? Observers()
     let result = body(&observers)
-    fields.pointee.observers = observers.isEmpty ? nil : ObserverSnapshot(observers)
+    fields.observers = observers.isEmpty ? nil : ObserverSnapshot(observers)
     return result
   }
 
@@ -14,15 +19,15 @@ extension StoreCore {
   ) -> Subscription {
     withTurn {
       let flag = CancellationFlag()
-      let (id, state, isOpen) = lock.withLock {
-        let id = makeIDLocked()
-        let closed = fields.pointee.closed
-        if !closed {
-          updateObserversLocked {
+      // Holding the turn, this thread alone changes the state.
+      let (id, isOpen) = fields.withLock { fields in
+        let id = makeID(&fields)
+        if !fields.closed {
+          updateObservers(&fields) {
             $0.whole.append(Sink(id: id, flag: flag, delivery: .state(observer), finish: finish))
           }
         }
-        return (id, committedStateLocked(), !closed)
+        return (id, !fields.closed)
       }
       observer(state)
       if !isOpen { finish?() }
@@ -35,10 +40,10 @@ extension StoreCore {
     -> Subscription
   {
     let flag = CancellationFlag()
-    let id = lock.withLock {
-      let id = makeIDLocked()
-      if !fields.pointee.closed {
-        updateObserversLocked {
+    let id = fields.withLock { fields in
+      let id = makeID(&fields)
+      if !fields.closed {
+        updateObservers(&fields) {
           $0.changes.append(Sink(id: id, flag: flag, delivery: .change(observer), finish: nil))
         }
       }
@@ -58,14 +63,12 @@ extension StoreCore {
   ) -> Subscription {
     withTurn {
       // Holding the turn, the committed state cannot change under us.
-      let existing = lock.withLock {
-        fields.pointee.observers?.observers.groups.first { $0.keyPath == path }?.value
+      let existing = fields.withLock {
+        $0.observers?.observers.groups.first { $0.keyPath == path }?.value
           as? KeyPathValue<State, Value>
       }
       let offset = MemoryLayout<State>.offset(of: path)
-      let value =
-        existing
-        ?? KeyPathValue(path: path, offset: offset, initial: readState()[keyPath: path])
+      let value = existing ?? KeyPathValue(path: path, initial: state[keyPath: path])
       let group = ScopedGroup<State>(
         value: value, keyPath: path,
         range: offset.map { $0..<($0 + MemoryLayout<Value>.size) },
@@ -85,11 +88,11 @@ extension StoreCore {
     sink makeSink: (UInt64, CancellationFlag) -> Sink<State>
   ) -> Subscription {
     let flag = CancellationFlag()
-    let (id, isOpen) = lock.withLock {
-      let id = makeIDLocked()
-      guard !fields.pointee.closed else { return (id, false) }
+    let (id, isOpen) = fields.withLock { fields in
+      let id = makeID(&fields)
+      guard !fields.closed else { return (id, false) }
       let sink = makeSink(id, flag)
-      updateObserversLocked { observers in
+      updateObservers(&fields) { observers in
         if let index = observers.groups.firstIndex(where: { $0.value === group.value }) {
           observers.groups[index].sinks.append(sink)
         } else {
@@ -107,8 +110,8 @@ extension StoreCore {
   private func makeSubscription(id: UInt64, flag: CancellationFlag) -> Subscription {
     Subscription(flag: flag) { [weak self] in
       guard let self else { return }
-      let removed: Sink<State>? = self.lock.withLock {
-        self.updateObserversLocked { observers in
+      let removed: Sink<State>? = self.fields.withLock { fields in
+        self.updateObservers(&fields) { observers in
           let sink = observers.allSinks.first { $0.id == id }
           _ = observers.remove(id)
           return sink
@@ -123,10 +126,10 @@ extension StoreCore {
   func makeErrorStream() -> AsyncStream<DispatchError> {
     let (stream, continuation) = AsyncStream.makeStream(
       of: DispatchError.self, bufferingPolicy: .bufferingNewest(ErrorSequence.bufferLimit))
-    let id: UInt64? = lock.withLock {
-      guard !fields.pointee.closed else { return nil }
-      let id = makeIDLocked()
-      fields.pointee.errorSinks[id] = continuation
+    let id: UInt64? = fields.withLock { fields in
+      guard !fields.closed else { return nil }
+      let id = makeID(&fields)
+      fields.errorSinks[id] = continuation
       return id
     }
     guard let id else {
@@ -135,8 +138,79 @@ extension StoreCore {
     }
     continuation.onTermination = { [weak self] _ in
       guard let self else { return }
-      _ = self.lock.withLock { self.fields.pointee.errorSinks.removeValue(forKey: id) }
+      _ = self.fields.withLock { $0.errorSinks.removeValue(forKey: id) }
     }
     return stream
+  }
+}
+
+extension StoreCore {
+  // MARK: Notifying
+
+  /// Tells the observers of a committed action, holding the turn, in subscription order.
+  ///
+  /// Key-path groups outside `touched`, the bytes of the state the action's mutators may have
+  /// changed (nil: unknown), are not even compared.
+  @inlinable
+  func notify(_ observers: Observers<State>?, action: any Action, old: State?, touched: [Range<Int>]?)
+  {
+    // Holding the turn, this thread alone changes the state: it reads it without the lock.
+    let current = state
+    if let old, let isEqual, isEqual(old, current) { return }
+    if observationEnabled.load(ordering: .relaxed), let store {
+      registrar.withMutation(of: store, keyPath: \.state) {}
+    }
+    guard let observers, !observers.isEmpty else { return }
+    var due: [[Sink<State>]] = []
+    if !observers.whole.isEmpty { due.append(observers.whole) }
+    if old != nil, !observers.changes.isEmpty { due.append(observers.changes) }
+    let othersDue = !due.isEmpty
+    var lastGroup: ScopedGroup<State>?
+    for group in observers.groups where group.mayHaveChanged(touched) && group.refresh(current) {
+      due.append(group.sinks)
+      lastGroup = group
+    }
+    if !othersDue, due.count == 1, let lastGroup {
+      // One key path changed and nobody else is due: its group calls its observers with the
+      // value it read once, each closure typed for it.
+      lastGroup.deliver(due[0])
+      return
+    }
+    var change: StateChange<State>?
+    Self.inSubscriptionOrder(due) { sink in
+      guard !sink.flag.isCancelled else { return }
+      switch sink.delivery {
+      case .state(let observer):
+        observer(current)
+      case .change(let observer):
+        guard let old else { return }
+        let value = change ?? StateChange(action: action, oldState: old, newState: current)
+        change = value
+        observer(value)
+      case .value(let observer):
+        observer()
+      }
+    }
+  }
+
+  /// Visits the sinks of several lists, each sorted by id, in increasing id order.
+  @inlinable
+  static func inSubscriptionOrder(_ lists: [[Sink<State>]], _ body: (Sink<State>) -> Void) {
+    if lists.count == 1 {
+      for sink in lists[0] { body(sink) }
+      return
+    }
+    var positions = [Int](repeating: 0, count: lists.count)
+    while true {
+      var best: Int?
+      for index in lists.indices where positions[index] < lists[index].count {
+        let candidate = lists[index][positions[index]].id
+        if let current = best, lists[current][positions[current]].id <= candidate { continue }
+        best = index
+      }
+      guard let index = best else { return }
+      body(lists[index][positions[index]])
+      positions[index] += 1
+    }
   }
 }

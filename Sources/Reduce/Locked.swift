@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+  public import Glibc
+#elseif canImport(Musl)
+  public import Musl
+#elseif canImport(Darwin)
+  public import Darwin
+#endif
+
+/// A value guarded by a mutex: the lock of the store and of every built-in plugin, for plugins
+/// of your own too.
+///
+/// Why not `Synchronization.Mutex`: on Linux its contended path waits in a futex that
+/// ThreadSanitizer does not see, so a test run under ThreadSanitizer reports races on values
+/// only ever touched under the lock. `Locked` is a pthread mutex, which ThreadSanitizer
+/// understands on every platform.
+///
+/// ```swift
+/// final class Counter: Sendable {
+///   private let seen = Locked<[String: Int]>([:])
+///   func note(_ name: String) { seen.withLock { $0[name, default: 0] += 1 } }
+/// }
+/// ```
+///
+/// Decide under the lock, act after it: run no user code (reducers, observers, callbacks)
+/// inside ``withLock(_:)``, and never dispatch there.
+///
+/// `@unchecked Sendable`: the value is reached only inside `withLock`, holding the mutex. The
+/// mutex and the value live at stable addresses of their own (a pthread mutex must not move),
+/// and the value is reached through its address so that an access costs no exclusivity check:
+/// the mutex already makes accesses exclusive.
+public final class Locked<Value>: @unchecked Sendable {
+  @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  @usableFromInline let value: UnsafeMutablePointer<Value>
+
+  /// Creates a guarded value.
+  ///
+  /// - Parameter value: The initial value.
+  public init(_ value: Value) {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    let status = pthread_mutex_init(mutex, nil)
+    precondition(status == 0, "pthread_mutex_init failed with \(status)")
+    self.value = .allocate(capacity: 1)
+    self.value.initialize(to: value)
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+    value.deinitialize(count: 1)
+    value.deallocate()
+  }
+
+  /// Runs `body` with exclusive access to the value.
+  ///
+  /// - Parameter body: Reads or changes the value. It must not call back into code that takes
+  ///   the same lock.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  @inlinable
+  public func withLock<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try body(&value.pointee)
+  }
+
+  /// Waits, holding the lock, until `mustWait` is false, then runs `body` in the same hold.
+  ///
+  /// While it waits the lock is released; `condition` must be broadcast, with the lock held,
+  /// by whoever makes `mustWait` false.
+  @inlinable
+  func withLock<Result>(
+    waitingOn condition: Condition, while mustWait: (inout Value) -> Bool,
+    _ body: (inout Value) -> Result
+  ) -> Result {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    while mustWait(&value.pointee) { pthread_cond_wait(condition.pointer, mutex) }
+    return body(&value.pointee)
+  }
+}
+
+/// A condition variable, used with a ``Locked`` value.
+///
+/// `@unchecked Sendable`: the pthread condition is allocated once at a stable address and used
+/// only together with the lock that guards the predicate it signals. Its owner calls
+/// ``destroy()`` once, in its `deinit`.
+@usableFromInline
+struct Condition: @unchecked Sendable {
+  @usableFromInline let pointer: UnsafeMutablePointer<pthread_cond_t>
+
+  init() {
+    pointer = .allocate(capacity: 1)
+    pointer.initialize(to: pthread_cond_t())
+    let status = pthread_cond_init(pointer, nil)
+    precondition(status == 0, "pthread_cond_init failed with \(status)")
+  }
+
+  /// Destroys the condition; the owner calls it once, when nothing can use it any more.
+  func destroy() {
+    pthread_cond_destroy(pointer)
+    pointer.deinitialize(count: 1)
+    pointer.deallocate()
+  }
+
+  /// Wakes every thread waiting on the condition; call it holding the lock.
+  @inlinable
+  func broadcast() {
+    pthread_cond_broadcast(pointer)
+  }
+}
+
+/// The identity of the calling thread, for telling a re-entrant dispatch from a concurrent one.
+@usableFromInline
+struct ThreadID: Equatable, Sendable {
+  @usableFromInline let raw: UInt
+
+  @inlinable
+  init(raw: UInt) {
+    self.raw = raw
+  }
+
+  @inlinable
+  static var current: ThreadID {
+    #if canImport(Darwin)
+      ThreadID(raw: UInt(bitPattern: pthread_self()))
+    #else
+      ThreadID(raw: UInt(pthread_self()))
+    #endif
+  }
+}

@@ -1,0 +1,99 @@
+/// What a middleware can do with its store besides passing the action on.
+public struct MiddlewareContext<State: Sendable>: Sendable {
+  @usableFromInline let flow: Flow<State>
+  /// The action being handled.
+  public let action: any Action
+
+  @inlinable
+  init(flow: Flow<State>, action: any Action) {
+    self.flow = flow
+    self.action = action
+  }
+
+  /// The name of the middleware this context was given to.
+  public var middlewareName: String { flow.plan.entries[flow.index].name }
+
+  /// The identity of the store this context belongs to, as given to
+  /// ``Middleware/willAttach(to:)`` and ``Middleware/didDetach(from:)``.
+  ///
+  /// A middleware that keeps per-store data checks it to ignore a kept `next` of a store it has
+  /// left.
+  @inlinable public var storeID: ObjectIdentifier { flow.core.identifier }
+
+  /// The store's current state.
+  ///
+  /// During `handle` it is the state before the action, or after it once `next` returned. For
+  /// an action of a ``Batch``, it includes the changes of the batch's actions before it, which
+  /// are not committed yet.
+  @inlinable public var state: State { flow.core.readState() }
+
+  /// The ``Batch`` this action is one of, while the store applies that batch; nil for an action
+  /// dispatched on its own.
+  ///
+  /// The store sends a batch through the chain, then each of its actions, so a middleware sees
+  /// both. A middleware that treats the batch as one unit (a logger writing one entry, a
+  /// recorder making one step) passes the batch's actions on untouched when this is set; a guard
+  /// checks them like any other action.
+  @inlinable public var batch: Batch? { flow.batch }
+
+  /// Dispatches an action from the top of the chain.
+  ///
+  /// From inside a dispatch (during `handle`, or an observer) the action is queued and runs
+  /// right after the current one; the result is then the state at the time it was queued, and
+  /// its own failure goes to ``Store/errors`` and the fallback.
+  ///
+  /// - Parameter action: The action to dispatch.
+  /// - Returns: The state after the action, or why it failed.
+  @inlinable @discardableResult
+  public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
+    flow.core.dispatch(action)
+  }
+
+  /// Dispatches actions one after another from the top of the chain.
+  ///
+  /// - Parameter actions: The actions, in order.
+  /// - Returns: The state after the last action, or the first failure.
+  @discardableResult
+  public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
+    flow.core.dispatch(actions, unless: { nil })
+  }
+
+  /// Dispatches actions one after another from the top of the chain, unless `refusal` gives a
+  /// reason not to once this dispatch's turn has come: then none of them runs, and that error
+  /// is returned without being published.
+  ///
+  /// A dispatch from another thread waits for the store's turn; `refusal` is asked when the turn
+  /// is taken, before any middleware sees the actions. The thunk plugin uses it to drop the
+  /// dispatches of a thunk that was cancelled while they waited.
+  ///
+  /// - Parameters:
+  ///   - actions: The actions, in order.
+  ///   - refusal: Asked once, holding the turn but no lock; it must not dispatch.
+  /// - Returns: The state after the last action, the first failure, or the refusal.
+  @discardableResult
+  public func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
+    -> Result<State, DispatchError>
+  {
+    flow.core.dispatch(actions, unless: refusal)
+  }
+
+  /// Publishes an error found after the action was handled (an async task failed).
+  ///
+  /// The error reaches ``Store/errors`` as
+  /// ``DispatchError/middlewareFailed(name:action:underlying:)`` for this context's action, and
+  /// the store's fallback.
+  ///
+  /// - Parameter error: What went wrong.
+  public func report(_ error: any Error) {
+    report(error, for: action)
+  }
+
+  /// Publishes an error found while working on another action than this context's.
+  ///
+  /// - Parameters:
+  ///   - error: What went wrong.
+  ///   - action: The action the error belongs to.
+  public func report(_ error: any Error, for action: any Action) {
+    flow.core.report(.middlewareFailed(name: middlewareName, action: action, underlying: error))
+  }
+}

@@ -1,0 +1,111 @@
+public import Synchronization
+
+/// Passes an action on to the rest of a store's chain and then the reducers.
+///
+/// Call it during `handle`, or keep it and call it later (from a task or a timer): the rest of
+/// the chain and the reducers then run serialized with every other dispatch, with the chain the
+/// dispatch started with. A `next` kept after its store is deinitialised delivers nothing.
+public struct Next<State: Sendable>: Sendable {
+  @usableFromInline let flow: Flow<State>
+
+  @inlinable
+  init(flow: Flow<State>) {
+    self.flow = flow
+  }
+
+  /// Passes an action on.
+  ///
+  /// - Parameter action: The action for the rest of the chain: the one handled, or another.
+  /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers. A call made
+  ///   after its dispatch ended runs as a dispatch of its own: its failure is also published on
+  ///   ``Store/errors`` and given to the fallback.
+  @inlinable
+  public func callAsFunction(_ action: some Action) throws(DispatchError) {
+    try pass(action, watch: nil)
+  }
+
+  /// Passes on an action known as `any Action`, such as the one `handle` was given.
+  ///
+  /// - Parameter action: The action for the rest of the chain: the one handled, or another.
+  /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers.
+  @inlinable
+  public func callAsFunction(_ action: any Action) throws(DispatchError) {
+    try pass(action, watch: nil)
+  }
+
+  /// Passes an action on and watches what its reduction does to a value of the state.
+  ///
+  /// When the action (or what a later middleware passes on in its place) reaches the reducers,
+  /// the store reads `value` from the state right before they run and right after they commit,
+  /// then calls `onReduced` with both. It does so after the store's observers were told, on the
+  /// thread that reduced the action, with no lock held; `onReduced` may dispatch (the action is
+  /// queued). It is called once per reduction, whenever it happens: now, or later if a
+  /// middleware after this one defers the action. It is not called when no handler ran (nothing
+  /// was reduced), when a handler threw (the change was rolled back), or when the action is
+  /// swallowed or rejected further down the chain. For a ``Batch``, before and after are around
+  /// the whole batch.
+  ///
+  /// `value` runs while the store is reducing, like a reducer: it must not read the store. Only
+  /// what it returns is kept, so a middleware that watches one substate keeps no copy of the
+  /// rest of the state, and the reducers still change that rest in place.
+  ///
+  /// ```swift
+  /// try next(action, watching: \.document) { change in
+  ///   if change.before != change.after { history.append(change.before) }
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - action: The action for the rest of the chain.
+  ///   - value: Reads the watched value from a state.
+  ///   - onReduced: Called with the value before and after the reduction.
+  /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers.
+  @inlinable
+  public func callAsFunction<Value: Sendable>(
+    _ action: some Action,
+    watching value: @escaping @Sendable (State) -> Value,
+    onReduced: @escaping @Sendable (Reduction<Value>) -> Void
+  ) throws(DispatchError) {
+    try pass(action, watch: Watch(value: value, onReduced: onReduced))
+  }
+
+  /// Passes on an action known as `any Action` and watches what its reduction does to a value
+  /// of the state, as ``callAsFunction(_:watching:onReduced:)-(Action,_,_)`` does.
+  ///
+  /// - Parameters:
+  ///   - action: The action for the rest of the chain.
+  ///   - value: Reads the watched value from a state.
+  ///   - onReduced: Called with the value before and after the reduction.
+  /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers.
+  @inlinable
+  public func callAsFunction<Value: Sendable>(
+    _ action: any Action,
+    watching value: @escaping @Sendable (State) -> Value,
+    onReduced: @escaping @Sendable (Reduction<Value>) -> Void
+  ) throws(DispatchError) {
+    try pass(action, watch: Watch(value: value, onReduced: onReduced))
+  }
+
+  /// Runs the rest of the flow for `action`: at once during the dispatch this `next` belongs to,
+  /// as a dispatch of its own after it.
+  ///
+  /// An action of the type the flow was planned for goes on to the next middleware of the plan;
+  /// one of another type (the middleware passed on a different action) to the next middleware
+  /// after this one that handles that type.
+  @inlinable
+  func pass(_ action: any Action, watch: Watch<State>?) throws(DispatchError) {
+    var flow = flow
+    let type = dispatchedType(of: action)
+    if ObjectIdentifier(type) != flow.plan.actionType {
+      flow.plan = flow.plan.remainder(from: flow.index, for: type)
+      flow.index = 0
+    }
+    if let watch { flow.watches = WatchList(watch, outer: flow.watches) }
+    let core = flow.core
+    if core.activeItem.load(ordering: .acquiring) == flow.item, flow.thread == ThreadID.current {
+      try core.runChain(action, flow)
+    } else {
+      try core.resume(action, flow)
+    }
+  }
+}
