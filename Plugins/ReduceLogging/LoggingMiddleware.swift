@@ -208,12 +208,17 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   }
 
   private func payload(of action: any Action) -> LogEntry.Payload? {
-    if !shared.noPayload.contains(ActionTypeSet.key(of: action)) {
+    // The type the action was dispatched as: the existential is opened rather than asked
+    // `type(of:)`, which calls into the runtime; for a plain type the two are the same.
+    func typeOf<A: Action>(_: A) -> any Action.Type { A.self }
+    let actionType = typeOf(action)
+    let type = ObjectIdentifier(actionType)
+    if !shared.hasNoPayload(type) {
       if action is ReplaceState<State> { return nil }
       if let batch = action as? Batch { return batchPayload(batch) }
       if let json = json(of: action) { return .json(json.serialized) }
       // Neither replacement, batch nor `Encodable`: so is every action of a plain type.
-      shared.noPayload.insert(typeOf: action)
+      if TypeTraits.isPlain(actionType) { shared.noteNoPayload(type) }
     }
     return format == .jsonLines ? nil : .description(renderer.render(action))
   }
@@ -278,8 +283,9 @@ public enum LogRedaction {
 final class SharedLoggerState: Sendable {
   private let sequence = Atomic<Int>(0)
   private let failing = Atomic<Bool>(false)
-  /// The action types found to have no payload.
-  let noPayload = ActionTypeSet()
+  /// The plain action types found to have no payload: the casts that find out cost several
+  /// hundred instructions each, a look-up here a few hundred in all.
+  private let noPayload = Locked<Set<ObjectIdentifier>>([])
 
   func nextSequence() -> Int {
     sequence.wrappingAdd(1, ordering: .relaxed).newValue
@@ -292,5 +298,19 @@ final class SharedLoggerState: Sendable {
 
   func sinkSucceeded() {
     if failing.load(ordering: .relaxed) { failing.store(false, ordering: .relaxed) }
+  }
+
+  /// Whether actions of a type were found to have no payload.
+  func hasNoPayload(_ type: ObjectIdentifier) -> Bool {
+    noPayload.withLock { $0.contains(type) }
+  }
+
+  /// Remembers that actions of a plain type have no payload.
+  func noteNoPayload(_ type: ObjectIdentifier) {
+    noPayload.withLock { types in
+      // Generic action types could be made without end: keep the set small.
+      if types.count >= 1024 { types.removeAll() }
+      types.insert(type)
+    }
   }
 }

@@ -3,9 +3,11 @@ public import Reduce
 /// Which actions a ``ThrottleMiddleware`` holds back, and how.
 ///
 /// A rule matches actions by type, by type and a key closure, or by a key closure over every
-/// action. Actions the rule gives the same ``ThrottleKey`` form one stream; streams with
-/// different keys are timed independently. The first rule of the middleware that matches an
-/// action decides its fate; actions no rule matches pass through untouched.
+/// action. A rule for a type matches the actions dispatched (or passed on) as exactly that type,
+/// the type the store routes them to mutators by: not those of a subclass, nor an optional or a
+/// collection holding one. Actions the rule gives the same ``ThrottleKey`` form one stream;
+/// streams with different keys are timed independently. The first rule of the middleware that
+/// matches an action decides its fate; actions no rule matches pass through untouched.
 ///
 /// ```swift
 /// let rules: [ThrottleRule] = [
@@ -25,11 +27,12 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
 
   let timing: Timing
   /// The key of an action the rule matches, or `nil` when it does not match.
+  ///
+  /// A rule with an `actionType` is asked only about actions of that type.
   let key: @Sendable (any Action) -> ThrottleKey?
   /// What the rule matches, for messages: a type name or "key closure".
   let matches: String
-  /// The one action type the rule can match, when the type alone rules out every other
-  /// (see `ActionTypeSet.isPlain`); nil for a key closure over every action.
+  /// The one action type the rule matches, by identity; nil for a key closure over every action.
   let actionType: ObjectIdentifier?
 
   private init(
@@ -38,9 +41,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
   ) {
     self.timing = timing
     self.matches = matches
-    self.actionType = actionType.flatMap {
-      ActionTypeSet.isPlain($0) ? ObjectIdentifier($0) : nil
-    }
+    self.actionType = actionType.map { ObjectIdentifier($0) }
     self.key = key
   }
 
@@ -74,7 +75,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
     let key = ThrottleKey(type)
     return ThrottleRule(
       timing: .throttle(interval: interval, latest: latest), matches: "\(type)", actionType: A.self,
-      key: { $0 is A ? key : nil })
+      key: { _ in key })
   }
 
   /// Throttles the actions of a type, one stream per key.
@@ -133,7 +134,7 @@ public struct ThrottleRule: Sendable, CustomStringConvertible {
     return ThrottleRule(
       timing: .debounce(duration: duration, maxWait: maxWait), matches: "\(type)",
       actionType: A.self,
-      key: { $0 is A ? key : nil })
+      key: { _ in key })
   }
 
   /// Debounces the actions of a type, one stream per key.

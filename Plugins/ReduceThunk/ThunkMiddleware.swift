@@ -20,8 +20,6 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   /// The dependencies every thunk's body gets in its context.
   public let dependencies: Dependencies
   let runtime = ThunkRuntime()
-  /// The types of the actions passed on untouched so far.
-  let passThrough = ActionTypeSet()
   /// Passes an action on; made where `State` is known, so that it runs specialised.
   let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
 
@@ -60,11 +58,8 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    let key = ActionTypeSet.key(of: action)
-    if passThrough.contains(key) {
-      try forward(action, next)
-      return
-    }
+    // The store calls this only for the types `handles(_:)` accepts: thunks, `CancelThunks` and
+    // batches. Another action, handed here directly, is passed on untouched.
     if let own = action as? any ThunkPluginAction {
       let driver = ThunkDriver(context: context, dependencies: dependencies, runtime: runtime)
       try own.handle(by: driver)
@@ -72,10 +67,6 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
     }
     if let batch = action as? Batch, let inner = batch.firstThunkPluginAction {
       throw ThunkError.unsupportedInBatch(action: String(describing: inner))
-    }
-    // A batch is decided by what it holds, every other type by itself.
-    if key != UInt(bitPattern: ObjectIdentifier(Batch.self)) {
-      passThrough.insert(typeOf: action)
     }
     try forward(action, next)
   }

@@ -15,7 +15,7 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
   let result = Box((state: -1, read: -1))
   let done = DispatchSemaphore(value: 0)
   let thread = Thread {
-    result.value = (context.state.counter, context.withUnsafeState { $0.pointee.counter })
+    result.value = (context.state.counter, context.state.counter)
     done.signal()
   }
   thread.start()
@@ -23,57 +23,21 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
   return result.value
 }
 
-/// The state a middleware context reads: in `handle` on the dispatching thread (without the
-/// lock), and from a context kept for later or read on another thread (with the lock).
+/// The state a middleware context reads: in `handle` on the dispatching thread, and from a
+/// context kept for later or read on another thread.
 @Suite struct MiddlewareContextTests {
-  @Test("context.withUnsafeState gives the state before next, and after it once next returned")
+  @Test("context.state gives the state before next, and after it once next returned")
   func readAroundNext() throws {
     let seen = Probe<Int>()
     let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
-      seen.append(context.withUnsafeState { $0.pointee.counter })
+      seen.append(context.state.counter)
       try next(action)
-      seen.append(context.withUnsafeState { $0.pointee.counter })
+      seen.append(context.state.counter)
     }
     let store = try makeStore(middleware: [spy])
     store.dispatch(Increment(by: 5))
     store.dispatch(Increment(by: 2))
     #expect(seen.values == [0, 5, 5, 7])
-  }
-
-  @Test("context.withUnsafeState and context.state agree in every middleware of a chain")
-  func readAndStateAgreeAlongTheChain() throws {
-    let seen = Probe<String>()
-    func spy(_ name: String) -> AnyMiddleware<TestState> {
-      AnyMiddleware(name: name) { action, context, next in
-        seen.append(
-          "\(name) \(context.state.counter) \(context.withUnsafeState { $0.pointee.counter })")
-        try next(action)
-        seen.append(
-          "\(name) \(context.state.counter) \(context.withUnsafeState { $0.pointee.counter })")
-      }
-    }
-    let store = try makeStore(middleware: [spy("a"), spy("b")])
-    store.dispatch(Increment(by: 3))
-    #expect(seen.values == ["a 0 0", "b 0 0", "b 3 3", "a 3 3"])
-  }
-
-  @Test("context.withUnsafeState rethrows what its closure throws, and the state can be read again")
-  func readRethrows() throws {
-    let outcomes = Probe<String>()
-    let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
-      do throws(TestError) {
-        _ = try context.withUnsafeState {
-          (_: UnsafePointer<TestState>) throws(TestError) -> Int in throw TestError()
-        }
-      } catch {
-        outcomes.append("threw \(error.reason)")
-      }
-      try next(action)
-      outcomes.append("read \(context.withUnsafeState { $0.pointee.counter })")
-    }
-    let store = try makeStore(middleware: [spy])
-    store.dispatch(Increment(by: 4))
-    #expect(outcomes.values == ["threw boom", "read 4"])
   }
 
   @Test("a context read on another thread during handle gets the state before the action")
@@ -101,7 +65,7 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
     #expect(first.state.counter == 2)
     store.dispatch(Increment(by: 3))
     #expect(first.state.counter == 5)
-    #expect(first.withUnsafeState { $0.pointee.counter } == 5)
+    #expect(first.state.counter == 5)
     let elsewhere = readOnAnotherThread(first)
     #expect(elsewhere.state == 5)
     #expect(elsewhere.read == 5)
@@ -118,10 +82,10 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
         return
       }
       seen.append(
-        "before \(earlier.state.counter) \(earlier.withUnsafeState { $0.pointee.counter })")
+        "before \(earlier.state.counter) \(earlier.state.counter)")
       try next(action)
       seen.append(
-        "after \(earlier.state.counter) \(earlier.withUnsafeState { $0.pointee.counter })")
+        "after \(earlier.state.counter) \(earlier.state.counter)")
     }
     let store = try makeStore(middleware: [spy])
     store.dispatch(Increment(by: 2))
@@ -137,7 +101,7 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
     let subscription = store.subscribe(to: \.counter) { counter in
       guard let context = kept.last else { return }
       seen.append(
-        "\(counter) \(context.state.counter) \(context.withUnsafeState { $0.pointee.counter })")
+        "\(counter) \(context.state.counter) \(context.state.counter)")
     }
     store.dispatch(Increment(by: 6))
     #expect(seen.values == ["6 6 6"])
@@ -157,10 +121,10 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
     let reader = AnyMiddleware<TestState>(name: "reader") { action, context, next in
       if kept.value == nil { kept.value = context }
       let before = context.state.counter
-      let borrowed = context.withUnsafeState { $0.pointee.counter }
+      let borrowed = context.state.counter
       try next(action)
       let after = context.state.counter
-      let borrowedAfter = context.withUnsafeState { $0.pointee.counter }
+      let borrowedAfter = context.state.counter
       if borrowed != before || after != before + 1 || borrowedAfter != after {
         mismatches.append("\(before) \(borrowed) \(after) \(borrowedAfter)")
       }
@@ -176,7 +140,7 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
         // Readers of a kept context: the state only grows.
         var last = 0
         for _ in 0..<perThread {
-          let now = thread == 2 ? old.state.counter : old.withUnsafeState { $0.pointee.counter }
+          let now = thread == 2 ? old.state.counter : old.state.counter
           if now < last { mismatches.append("went back from \(last) to \(now)") }
           last = now
         }

@@ -1,4 +1,5 @@
 import Reduce
+import ReduceTesting
 import ReduceThrottle
 import Testing
 
@@ -39,4 +40,37 @@ import Testing
     #expect(store.state.scroll == 1)
     #expect(throttle.heldCount == 1)
   }
+
+  @Test(
+    "a rule for a class matches actions dispatched as that class, not as a subclass",
+    arguments: [false, true])
+  func rulesMatchTheDispatchedType(withKeyClosure: Bool) throws {
+    var rules: [ThrottleRule] = [.throttle(Ping.self, for: .seconds(60), latest: false)]
+    // A key closure over every action makes the middleware see every type: then its rules, not
+    // the store, pass the subclass by.
+    if withKeyClosure {
+      rules.append(
+        .throttle(for: .seconds(60), latest: false) { (_: any Action) -> String? in nil })
+    }
+    let throttle = try ThrottleMiddleware<Pings>(rules: rules, clock: ManualClock())
+    #expect(throttle.handles(Ping.self))
+    #expect(throttle.handles(LoudPing.self) == withKeyClosure)
+    let counter = Mutator(\Pings.received) { (received: inout [String], _: Ping) in
+      received.append("ping")
+    }.on(LoudPing.self) { (received: inout [String], _: LoudPing) in received.append("loud") }
+    let store = try Store(initialState: Pings(), mutators: [counter], middleware: [throttle])
+    store.dispatch(Ping())
+    store.dispatch(LoudPing() as Ping)
+    store.dispatch(LoudPing())
+    store.dispatch(LoudPing())
+    #expect(store.state.received == ["ping", "loud", "loud"])
+  }
 }
+
+struct Pings: Equatable, Sendable {
+  var received: [String] = []
+}
+
+class Ping: Action, @unchecked Sendable {}
+
+final class LoudPing: Ping, @unchecked Sendable {}

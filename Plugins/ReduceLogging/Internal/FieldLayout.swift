@@ -45,7 +45,7 @@ struct FieldLayout: @unchecked Sendable {
     // Only a plain struct has the same stored properties, and the same mirror, for every value.
     // `Value` must be the value's own type (not an existential holding it).
     guard ObjectIdentifier(type(of: value as Any)) == ObjectIdentifier(Value.self),
-      ActionTypeSet.isPlain(Value.self), !(value is any CustomReflectable)
+      TypeTraits.isPlain(Value.self), !(value is any CustomReflectable)
     else { return nil }
     let mirror = Mirror(reflecting: value)
     guard mirror.displayStyle == .struct, !Renderer.isLeaf(value, mirror) else { return nil }

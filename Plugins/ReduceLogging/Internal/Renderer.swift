@@ -77,7 +77,7 @@ struct Renderer: Sendable {
       let isLeaf = isLeafStructOrOther(value, mirror)
       // A plain struct without a custom mirror has the same mirror (fields) for every value,
       // and the casts from it depend on its type alone: the answer holds for the type.
-      if ActionTypeSet.isPlain(type(of: value)), !(value is any CustomReflectable) {
+      if TypeTraits.isPlain(type(of: value)), !(value is any CustomReflectable) {
         leafStructs.withLock { known in
           if known.count >= 1024 { known.removeAll() }
           known[key] = isLeaf
@@ -285,7 +285,7 @@ func dynamicEquality(_ lhs: Any, _ rhs: Any) -> Bool? {
   let key = ObjectIdentifier(type)
   if let known = equalities.withLock({ $0[key] }) { return known.equal.map { $0(lhs, rhs) } }
   // For a plain type, whether its values are `Equatable` depends on the type alone.
-  let isPlain = ActionTypeSet.isPlain(type)
+  let isPlain = TypeTraits.isPlain(type)
   guard let equatable = lhs as? any Equatable else {
     if isPlain { remember(KnownEquality(equal: nil), for: key) }
     return nil

@@ -33,10 +33,8 @@ where C.Duration == Duration {
   let book: Locked<ThrottleBook<State, C.Instant>>
   /// Passes an action on at once, compiled for the store's state type.
   let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
-  /// The types of actions passed on untouched so far, when every rule matches by type alone.
-  let passThrough = ActionTypeSet()
-  /// Whether every rule matches one plain action type, so that an action's type alone can
-  /// decide that no rule matches it.
+  /// Whether every rule matches one action type, so that an action's type alone can decide
+  /// that no rule matches it.
   let rulesMatchByType: Bool
 
   init(
@@ -57,36 +55,28 @@ where C.Duration == Duration {
 
   /// Whether any rule may match actions of a type, or it is ``ThrottleAction``.
   ///
-  /// Only a plain type (see `ActionTypeSet.isPlain`) that no rule names, while every rule
-  /// matches by type alone, can be declined: a key closure over every action may match anything.
+  /// Rules and commands match a type by its identity, so while every rule matches by type the
+  /// types no rule names are declined; a key closure over every action may match anything.
   func handles(_ type: any Action.Type) -> Bool {
-    guard rulesMatchByType, ActionTypeSet.isPlain(type), type != ThrottleAction.self else {
-      return true
-    }
-    return rules.contains { $0.actionType == ObjectIdentifier(type) }
+    let type = ObjectIdentifier(type)
+    guard rulesMatchByType, type != ObjectIdentifier(ThrottleAction.self) else { return true }
+    return rules.contains { $0.actionType == type }
   }
 
   func handle(_ action: any Action, next: Next<State>) throws {
-    let typeKey = ActionTypeSet.key(of: action)
-    if passThrough.contains(typeKey) {
-      try forward(action, next)
-      return
-    }
-    if let command = action as? ThrottleAction {
+    // The type the action was dispatched (or passed on) as, which the store planned it by: the
+    // existential is opened rather than asked `type(of:)`, which would give a subclass for a
+    // class instance passed as its superclass.
+    func typeOf<A: Action>(_: A) -> ObjectIdentifier { ObjectIdentifier(A.self) }
+    let type = typeOf(action)
+    if type == ObjectIdentifier(ThrottleAction.self), let command = action as? ThrottleAction {
       switch command {
       case .flush: flush()
       case .cancel(let key): cancel(key: key)
       }
       return
     }
-    guard let (index, key) = match(action) else {
-      // No rule matched; when rules match by type only and none is for this type, none ever
-      // will (a rule for this type with a key closure may still match the next action).
-      if rulesMatchByType,
-        !rules.contains(where: { $0.actionType == ObjectIdentifier(type(of: action)) })
-      {
-        passThrough.insert(typeOf: action)
-      }
+    guard let (index, key) = match(action, of: type) else {
       try forward(action, next)
       return
     }
@@ -109,9 +99,11 @@ where C.Duration == Duration {
     if arrival.passNow { try forward(action, next) }
   }
 
-  /// The first rule that matches an action, and the action's key; called outside the lock.
-  private func match(_ action: any Action) -> (Int, ThrottleKey)? {
+  /// The first rule that matches an action of a type, and the action's key; called outside the
+  /// lock.
+  private func match(_ action: any Action, of type: ObjectIdentifier) -> (Int, ThrottleKey)? {
     for (index, rule) in rules.enumerated() {
+      if let ruleType = rule.actionType, ruleType != type { continue }
       if let key = rule.key(action) { return (index, key) }
     }
     return nil
