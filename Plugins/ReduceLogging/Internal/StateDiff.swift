@@ -15,21 +15,11 @@ struct StateDiff {
     self.renderer = renderer
   }
 
-  /// The changes between two values of one type: property by property through the type's
-  /// layout when it is a plain struct (see ``FieldLayout``), otherwise as for values of any type.
+  /// The changes between two values of one type.
   static func changes<Value>(from old: Value, to new: Value, renderer: Renderer)
     -> [LogEntry.Change]
   {
-    guard let layout = FieldLayout.of(old) else {
-      return changes(from: old as Any, to: new as Any, renderer: renderer)
-    }
-    var diff = StateDiff(renderer: renderer)
-    withUnsafePointer(to: old) { old in
-      withUnsafePointer(to: new) { new in
-        diff.compareFields(layout, UnsafeRawPointer(old), UnsafeRawPointer(new))
-      }
-    }
-    return diff.changes
+    changes(from: old as Any, to: new as Any, renderer: renderer)
   }
 
   static func changes(from old: Any, to new: Any, renderer: Renderer) -> [LogEntry.Change] {
@@ -123,26 +113,6 @@ struct StateDiff {
         return
       }
       compareFields(oldFields, newFields, path: path, depth: depth)
-    }
-  }
-
-  /// Compares the top-level properties of two values of a struct whose layout is known: in
-  /// place, and reflecting only the properties that differ (or cannot be compared).
-  private mutating func compareFields(
-    _ layout: FieldLayout, _ old: UnsafeRawPointer, _ new: UnsafeRawPointer
-  ) {
-    for field in layout.fields {
-      let oldField = old + field.offset
-      let newField = new + field.offset
-      if let equal = field.equal, equal(oldField, newField) { continue }
-      let label = field.name.hasPrefix(".") ? String(field.name.dropFirst()) : field.name
-      let oldValue = field.read(oldField)
-      let newValue = field.read(newField)
-      if renderer.redactor.hides(label) {
-        if !same(oldValue, newValue) { recordHidden(label, old: oldValue, new: newValue) }
-      } else {
-        compare(oldValue, newValue, path: label, depth: 1)
-      }
     }
   }
 
