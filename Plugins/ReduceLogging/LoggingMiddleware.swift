@@ -136,6 +136,9 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
 
   /// Logs the action around passing it on.
   ///
+  /// A `Batch` is one entry, with the change of the whole batch; the batch's own actions, which
+  /// the store then sends through the chain with `context.batch` set, pass on unlogged.
+  ///
   /// - Parameters:
   ///   - action: The action.
   ///   - context: The store's state and error reporting.
@@ -144,7 +147,8 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    if let filter, !filter(action) {
+    // A batch is one entry, written for the `Batch` itself: its actions pass on unlogged.
+    if context.batch != nil || filter?(action) == false {
       try forward(action, next)
       return
     }

@@ -94,14 +94,19 @@ public struct ThrottleMiddleware<State: Sendable>: Middleware {
 
   /// Holds back, delays or passes on an action by the rules; performs ``ThrottleAction``s.
   ///
+  /// The actions of a `Batch` (`context.batch` set) pass on at once: a batch is applied now and
+  /// whole.
+  ///
   /// - Parameters:
   ///   - action: The action.
-  ///   - context: The store's context (unused).
+  ///   - context: The store's context: whether the action is one of a batch.
   ///   - next: Passes the action on, now or later.
   /// - Throws: The `DispatchError` of an action passed on at once.
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
+    // A batch is applied now and whole: holding back one of its actions would split it.
+    if context.batch != nil { return try next(action) }
     try engine.handle(action, next: next)
   }
 

@@ -58,28 +58,24 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    // The store calls this only for the types `handles(_:)` accepts: thunks, `CancelThunks` and
-    // batches. Another action, handed here directly, is passed on untouched.
-    if let own = action as? any ThunkPluginAction {
-      let driver = ThunkDriver(context: context, dependencies: dependencies, runtime: runtime)
-      try own.handle(by: driver)
-      return
-    }
-    if let batch = action as? Batch, let inner = batch.firstThunkPluginAction {
-      throw ThunkError.unsupportedInBatch(action: String(describing: inner))
-    }
-    try forward(action, next)
+    // The store calls this only for the types `handles(_:)` accepts: thunks and `CancelThunks`.
+    // Another action, handed here directly, is passed on untouched.
+    guard let own = action as? any ThunkPluginAction else { return try forward(action, next) }
+    // A batch is applied at once, all or nothing; a thunk's work cannot be part of it.
+    if context.batch != nil { throw ThunkError.unsupportedInBatch(action: "\(action)") }
+    let driver = ThunkDriver(context: context, dependencies: dependencies, runtime: runtime)
+    try own.handle(by: driver)
   }
 
   /// Whether the middleware wants actions of a type.
   ///
-  /// It wants thunks, ``CancelThunks`` and batches (to reject those that hold a thunk). Every
-  /// other action passes it by.
+  /// It wants thunks and ``CancelThunks`` (also when they are actions of a `Batch`, which it
+  /// rejects). Every other action passes it by.
   ///
   /// - Parameter type: The action's type.
   /// - Returns: Whether it is one of those.
   public func handles(_ type: any Action.Type) -> Bool {
-    type is any ThunkPluginAction.Type || type == Batch.self
+    type is any ThunkPluginAction.Type
   }
 
   /// Starts serving a store.

@@ -82,22 +82,25 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
     let subscription = store.subscribe { states.append($0) }
     let result = store.dispatch(Batch([Increment(by: 2), Append(value: 1), Append(value: -1)]))
     #expect(result.failure?.failedKey == "\\TestState.items")
-    #expect(result.failure?.action is Batch)
+    #expect((result.failure?.action as? Append)?.value == -1, "the batch's action that failed")
     #expect(store.state == TestState())
     #expect(states.count == 1)
     subscription.cancel()
   }
 
-  @Test("middleware sees the Batch itself, not its actions")
+  @Test("middleware sees the Batch, then each of its actions, marked as part of it")
   func middlewareSeesBatch() throws {
     let seen = Probe<String>()
-    let spy = AnyMiddleware<TestState>(name: "spy") { action, _, next in
-      seen.append(String(describing: type(of: action)))
+    let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
+      seen.append("\(type(of: action)) in batch: \(context.batch != nil)")
       try next(action)
     }
     let store = try makeStore(middleware: [spy])
     store.dispatch(Batch([Increment(), Increment()]))
-    #expect(seen.values == ["Batch"])
+    #expect(
+      seen.values == [
+        "Batch in batch: false", "Increment in batch: true", "Increment in batch: true",
+      ])
     #expect(store.state.counter == 2)
   }
 

@@ -126,7 +126,7 @@ func isGuardRejection(_ error: DispatchError?) -> Bool {
     }
     let store = try bank(balance: 1, more: [logger])
     store.dispatch(Batch([Increment(by: 1), Increment(by: 2)]))
-    #expect(seen.values == ["Batch"])
+    #expect(seen.values == ["Increment", "Batch"], "the opening deposit, then the batch")
     #expect(store.state.counter == 4)
   }
 }

@@ -34,14 +34,3 @@ protocol ThunkPluginAction: Action {
 
 /// A ``Thunk`` of any state and value type.
 protocol AnyThunk: ThunkPluginAction {}
-
-extension Batch {
-  /// The first thunk plugin action in the batch or a nested batch, if any.
-  var firstThunkPluginAction: (any Action)? {
-    for action in actions {
-      if action is any ThunkPluginAction { return action }
-      if let inner = action as? Batch, let found = inner.firstThunkPluginAction { return found }
-    }
-    return nil
-  }
-}

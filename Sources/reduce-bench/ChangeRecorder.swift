@@ -1,0 +1,44 @@
+import Reduce
+
+/// Records the last changes of one value of a store's state, with the action that made each:
+/// the third-party recorder plugin of Guides/WritingMiddleware.md, built on the public API
+/// alone. The `custom-recorder` workload measures it against the undo plugin.
+final class ChangeRecorder<State: Sendable, Value: Equatable & Sendable>: Middleware {
+  /// One recorded change.
+  struct Entry: Sendable {
+    let action: String
+    let before: Value
+    let after: Value
+  }
+
+  let name: String
+  private let value: @Sendable (State) -> Value
+  private let limit: Int
+  private let entries = Locked<[Entry]>([])
+
+  init(
+    name: String = "recorder", limit: Int = 100,
+    watching value: @escaping @Sendable (State) -> Value
+  ) {
+    self.name = name
+    self.limit = limit
+    self.value = value
+  }
+
+  /// The changes recorded so far, oldest first.
+  var recorded: [Entry] { entries.withLock { $0 } }
+
+  func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws {
+    // A batch is one change: its own actions pass on unwatched.
+    guard context.batch == nil else { return try next(action) }
+    try next(action, watching: value) { [entries, limit] reduction in
+      guard reduction.before != reduction.after else { return }
+      let entry = Entry(
+        action: "\(type(of: reduction.action))", before: reduction.before, after: reduction.after)
+      entries.withLock { list in
+        if list.count == limit { list.removeFirst() }
+        list.append(entry)
+      }
+    }
+  }
+}
