@@ -92,6 +92,7 @@ public final class Locked<Value>: @unchecked Sendable {
 struct Condition: @unchecked Sendable {
   @usableFromInline let pointer: UnsafeMutablePointer<pthread_cond_t>
 
+  @usableFromInline
   init() {
     pointer = .allocate(capacity: 1)
     pointer.initialize(to: pthread_cond_t())
@@ -100,6 +101,7 @@ struct Condition: @unchecked Sendable {
   }
 
   /// Destroys the condition; the owner calls it once, when nothing can use it any more.
+  @usableFromInline
   func destroy() {
     pthread_cond_destroy(pointer)
     pointer.deinitialize(count: 1)
@@ -122,6 +124,11 @@ struct ThreadID: Equatable, Sendable {
   init(raw: UInt) {
     self.raw = raw
   }
+
+  /// Holds the place of a waiting task that is being given a store's turn, until it runs and
+  /// claims it: no thread has this identity.
+  @inlinable
+  static var handedOver: ThreadID { ThreadID(raw: 0) }
 
   @inlinable
   static var current: ThreadID {

@@ -55,7 +55,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// - Returns: The state after the last action, or the first failure.
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    flow.core.dispatch(actions, unless: { nil })
+    flow.core.dispatch(actions)
   }
 
   /// Dispatches actions one after another from the top of the chain, unless `refusal` gives a

@@ -118,7 +118,38 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   not dispatched).
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    core.dispatch(actions, unless: { nil })
+    core.dispatch(actions)
+  }
+
+  /// Dispatches an action from a task: as ``dispatch(_:)-(Action)``, but a task that finds the
+  /// store busy suspends instead of blocking its thread.
+  ///
+  /// The semantics are those of `dispatch`: FIFO order with every other dispatch, and a result
+  /// that includes this action and what it queued, and no action of another caller. While
+  /// another thread or task holds the store's turn, the action is queued for it and this task
+  /// suspends until it was carried out, so thousands of tasks sending at once hold no thread of
+  /// the cooperative pool while they wait. A task that finds the store idle runs the action
+  /// itself, on its own thread, as `dispatch` does.
+  ///
+  /// Cancellation does not stop a `send`: once called, the action is dispatched, and the result
+  /// is returned. Check `Task.isCancelled` before sending if a cancelled task should not send.
+  ///
+  /// - Parameter action: The action.
+  /// - Returns: The state after the action and its follow-ups, or why the action failed.
+  @discardableResult
+  public func send(_ action: some Action) async -> Result<State, DispatchError> {
+    await core.send(.dispatch(action, isFallback: false))
+  }
+
+  /// Dispatches actions one after another from a task, each reduced and observed on its own,
+  /// as ``dispatch(_:)-([any Action])`` does; a task that finds the store busy suspends.
+  ///
+  /// - Parameter actions: The actions, in order.
+  /// - Returns: The state after the last action, or the first failure (the actions after it are
+  ///   not dispatched).
+  @discardableResult
+  public func send(_ actions: [any Action]) async -> Result<State, DispatchError> {
+    await core.send(.sequence(actions))
   }
 
   /// Dispatches every action of an async sequence as it arrives.

@@ -48,31 +48,35 @@ struct CoreFields<State: Sendable> {
   @usableFromInline var closed = false
   @usableFromInline var lastID: UInt64 = 0
 
-  // The dispatch turn: a FIFO ticket queue.
+  // The dispatch turn (see `StoreCore+Turn.swift`).
 
-  /// The thread holding the turn.
+  /// The thread holding the turn; ``ThreadID/handedOver`` while a waiting task is being given
+  /// it; nil when nobody holds it.
   @usableFromInline var owner: ThreadID?
-  @usableFromInline var nextTicket: UInt64 = 0
-  @usableFromInline var nowServing: UInt64 = 0
-  @usableFromInline var waitingForTurn = 0
+  /// The requests of other threads and tasks, in arrival order, for the turn holder to carry
+  /// out or hand the turn to.
+  @usableFromInline var incoming: [TurnRequest<State>] = []
+  @usableFromInline var incomingHead = 0
   /// Whether the turn holder is changing the state in place (reducers running, or a `Batch`
   /// being applied): other threads wait to read it.
   @usableFromInline var changingState = false
-  /// Work the turn holder queued for itself, run before it gives the turn up.
+  /// Work the turn holder queued for itself (follow-ups), run before the result of the work
+  /// that queued it is taken.
   @usableFromInline var pending: [PendingWork<State>] = []
-  @usableFromInline var pendingHead = 0
 
   init() {}
 }
 
 /// The engine behind a ``Store``: the state, the dispatch turn, the registries and observers.
 ///
-/// Dispatches are serialized by a *turn*: a FIFO ticket queue under the lock. The lock is held
-/// only to decide (take a ticket, swap a snapshot, mark the state as changing); reducers,
-/// middleware and observers run after it is released. The path of one dispatch, in order:
-/// ``dispatch(_:)`` takes the turn, ``process(_:plan:from:watches:isFallback:)`` runs the
-/// chain (`StoreCore+Chain.swift`), the last step reduces and notifies
-/// (`StoreCore+Reduce.swift`), and ``finishTurn()`` runs what was queued meanwhile.
+/// Dispatches are serialized by a *turn* (`StoreCore+Turn.swift`): one thread at a time runs
+/// actions through the chain and the reducers; the others queue their work for it, in arrival
+/// order. The lock is held only to decide (take the turn, queue a request, swap a snapshot,
+/// mark the state as changing); reducers, middleware and observers run after it is released.
+/// The path of one dispatch, in order: ``dispatch(_:)`` gets the turn or queues,
+/// ``process(_:plan:from:watches:isFallback:)`` runs the chain (`StoreCore+Chain.swift`), the
+/// last step reduces and notifies (`StoreCore+Reduce.swift`), and the turn holder then runs the
+/// follow-ups and the requests that arrived meanwhile.
 ///
 /// `@unchecked Sendable`: the fields in `fields` are guarded by its lock. `state` is written
 /// only by the thread holding the turn, with `changingState` set under the lock while it does;
@@ -177,110 +181,18 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  // MARK: The dispatch turn
-
-  /// Queues `work` when this thread holds the turn already (a re-entrant dispatch), or takes the
-  /// turn, waiting for it in FIFO order.
-  ///
-  /// - Returns: The state at the time `work` was queued, or nil when this thread took the turn
-  ///   and must run the work itself, then call ``finishTurn()``.
-  @inlinable
-  func queueOrTakeTurn(_ work: @autoclosure () -> PendingWork<State>, on thread: ThreadID)
-    -> State?
-  {
-    let (queuedAt, ticket): (State?, UInt64?) = fields.withLock { fields in
-      if fields.owner == thread {
-        precondition(
-          !inReducers,
-          "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
-        )
-        fields.pending.append(work())
-        return (state, nil)
-      }
-      let ticket = fields.nextTicket
-      fields.nextTicket &+= 1
-      if ticket == fields.nowServing {
-        fields.owner = thread
-        return (nil, nil)
-      }
-      fields.waitingForTurn += 1
-      return (nil, ticket)
-    }
-    if let ticket {
-      fields.withLock(waitingOn: turnChanged, while: { $0.nowServing != ticket }) { fields in
-        fields.waitingForTurn -= 1
-        fields.owner = thread
-      }
-    }
-    return queuedAt
-  }
-
-  /// Whether the calling thread holds the turn.
-  @usableFromInline
-  func holdsTurn(_ thread: ThreadID) -> Bool {
-    fields.withLock { $0.owner == thread }
-  }
-
-  /// Runs queued work until none is left, then gives up the turn.
-  ///
-  /// - Returns: The state after everything that ran in this turn.
-  @inlinable
-  func finishTurn() -> State {
-    while true {
-      let (work, final): (PendingWork<State>?, State?) = fields.withLock { fields in
-        if fields.pendingHead < fields.pending.count {
-          fields.pendingHead += 1
-          return (fields.pending[fields.pendingHead - 1], nil)
-        }
-        if !fields.pending.isEmpty {
-          fields.pending.removeAll(keepingCapacity: fields.pending.count < 64)
-          fields.pendingHead = 0
-        }
-        fields.owner = nil
-        fields.nowServing &+= 1
-        if fields.waitingForTurn > 0 { turnChanged.broadcast() }
-        return (nil, state)
-      }
-      if let work {
-        perform(work)
-      } else if let final {
-        return final
-      }
-    }
-  }
-
-  /// Runs, in order, the work queued from position `mark` on (the follow-ups of the action just
-  /// processed), before the work queued earlier.
-  @usableFromInline
-  func runQueued(from mark: Int) {
-    while let work = fields.withLock({ $0.pending.count > mark ? $0.pending.remove(at: mark) : nil })
-    {
-      perform(work)
-    }
-  }
-
-  /// Runs `body` holding the turn (at once if this thread already holds it).
-  @usableFromInline
-  func withTurn<Result>(_ body: () -> Result) -> Result {
-    let thread = ThreadID.current
-    if holdsTurn(thread) { return body() }
-    _ = queueOrTakeTurn(.sequence([]), on: thread)
-    let result = body()
-    _ = finishTurn()
-    return result
-  }
-
   // MARK: Dispatching
 
   /// Dispatches one action from the top of the chain.
   @inlinable
   func dispatch(_ action: any Action) -> Result<State, DispatchError> {
-    if let queuedAt = queueOrTakeTurn(.dispatch(action, isFallback: false), on: .current) {
-      return .success(queuedAt)
-    }
-    let failure = process(action, plan: plan(for: action), from: 0, watches: nil, isFallback: false)
-    let state = finishTurn()
-    return failure.map(Result.failure) ?? .success(state)
+    carryOut(.dispatch(action, isFallback: false))
+  }
+
+  /// Dispatches actions one after another in one turn; stops at the first failure.
+  @usableFromInline
+  func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
+    carryOut(.sequence(actions))
   }
 
   /// Dispatches actions one after another in one turn, unless `refusal`, asked once this thread
@@ -290,16 +202,16 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
     -> Result<State, DispatchError>
   {
-    let thread = ThreadID.current
-    if holdsTurn(thread), let refused = refusal() { return .failure(refused) }
-    if let queuedAt = queueOrTakeTurn(.sequence(actions), on: thread) { return .success(queuedAt) }
+    guard acquireTurn() else {
+      // A re-entrant call: asked now, queued behind the current action.
+      if let refused = refusal() { return .failure(refused) }
+      return .success(queue(.sequence(actions)))
+    }
     if let refused = refusal() {
-      _ = finishTurn()
+      _ = finishOwnWork()
       return .failure(refused)
     }
-    let failure = runSequence(actions)
-    let state = finishTurn()
-    return failure.map(Result.failure) ?? .success(state)
+    return runOwnWork(.sequence(actions))
   }
 
   /// Runs actions one after another, each with the follow-ups it queues, holding the turn;
@@ -319,24 +231,19 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline
   func resume(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
     if fields.withLock({ $0.closed }) { return }
-    if queueOrTakeTurn(.resume(action, flow), on: .current) != nil { return }
-    let failure = process(
-      action, plan: flow.plan, from: flow.index, watches: flow.watches, isFallback: false)
-    _ = finishTurn()
-    if let failure { throw failure }
+    if case .failure(let failure) = carryOut(.resume(action, flow)) { throw failure }
   }
 
-  /// Runs one piece of queued work, holding the turn.
+  /// Runs one piece of work, holding the turn; returns its failure.
   @usableFromInline
-  func perform(_ work: PendingWork<State>) {
+  func perform(_ work: PendingWork<State>) -> DispatchError? {
     switch work {
     case .dispatch(let action, let isFallback):
-      _ = process(action, plan: plan(for: action), from: 0, watches: nil, isFallback: isFallback)
+      process(action, plan: plan(for: action), from: 0, watches: nil, isFallback: isFallback)
     case .resume(let action, let flow):
-      _ = process(
-        action, plan: flow.plan, from: flow.index, watches: flow.watches, isFallback: false)
+      process(action, plan: flow.plan, from: flow.index, watches: flow.watches, isFallback: false)
     case .sequence(let actions):
-      _ = runSequence(actions)
+      runSequence(actions)
     }
   }
 
@@ -347,12 +254,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func report(_ error: DispatchError) {
     publish(error)
     guard let fallback else { return }
-    let thread = ThreadID.current
-    if holdsTurn(thread) && processingFallback { return }
+    if holdsTurn(.current) && processingFallback { return }
     guard let action = fallback(error) else { return }
-    if queueOrTakeTurn(.dispatch(action, isFallback: true), on: thread) != nil { return }
-    _ = process(action, plan: plan(for: action), from: 0, watches: nil, isFallback: true)
-    _ = finishTurn()
+    _ = carryOut(.dispatch(action, isFallback: true))
   }
 
   /// Publishes a failure of the turn holder's dispatch and queues the fallback action.

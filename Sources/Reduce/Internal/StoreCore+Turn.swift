@@ -1,0 +1,256 @@
+/// The dispatch turn: one thread at a time runs actions through a store's chain and reducers.
+///
+/// A thread that finds the turn free takes it and runs its own work. One that finds it taken
+/// does not wait for it: it queues its work as a ``TurnRequest`` and sleeps (a task suspends);
+/// the turn holder, once its own work and follow-ups are done and its result is taken, carries
+/// out the queued requests in arrival order, hands each its result, and wakes it. So under
+/// contention the turn stays on one running thread, which works through the queue (combining,
+/// as in flat combining or a database's group commit), instead of passing from thread to thread
+/// with a sleep and a wake-up per action. A turn holder serves at most `combiningLimit` requests
+/// and then hands the turn to the next requester, so no dispatch waits long for its own result.
+extension StoreCore {
+  /// The most requests one turn holder carries out for others before handing the turn over.
+  @inlinable static var combiningLimit: Int { 64 }
+
+  /// Whether the calling thread holds the turn.
+  @usableFromInline
+  func holdsTurn(_ thread: ThreadID) -> Bool {
+    fields.withLock { $0.owner == thread }
+  }
+
+  /// Queues work behind the current action of this thread, which holds the turn.
+  ///
+  /// - Returns: The state at the time it was queued.
+  @usableFromInline
+  func queue(_ work: PendingWork<State>) -> State {
+    fields.withLock { fields in
+      fields.pending.append(work)
+      return state
+    }
+  }
+
+  /// Carries out `work` in the store's turn and returns its result.
+  ///
+  /// When this thread holds the turn already (a dispatch from a middleware or an observer), the
+  /// work is queued behind the current action and the result is the state now. When another
+  /// thread holds it, the work is queued for that thread, which carries it out; when nobody
+  /// does, this thread takes the turn.
+  @inlinable
+  func carryOut(_ work: PendingWork<State>) -> Result<State, DispatchError> {
+    let thread = ThreadID.current
+    let step = fields.withLock { fields -> TurnStep<State> in
+      if fields.owner == thread {
+        precondition(
+          !inReducers,
+          "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+        )
+        fields.pending.append(work)
+        return .queued(state)
+      }
+      if fields.owner == nil {
+        fields.owner = thread
+        return .taken
+      }
+      let request = TurnRequest(work: work, waiter: .thread(Condition()))
+      fields.incoming.append(request)
+      return .waiting(request)
+    }
+    switch step {
+    case .queued(let state):
+      return .success(state)
+    case .taken:
+      return runOwnWork(work)
+    case .waiting(let request):
+      guard case .done(let result) = wait(for: request) else { return runOwnWork(work) }
+      return result
+    }
+  }
+
+  /// Carries out `work` from a task: as ``carryOut(_:)``, but a task that finds the turn taken
+  /// suspends until its work is done, instead of blocking its thread.
+  func send(_ work: PendingWork<State>) async -> Result<State, DispatchError> {
+    let outcome = await withCheckedContinuation { continuation in
+      let thread = ThreadID.current
+      let step = fields.withLock { fields -> TurnStep<State> in
+        // Synchronous code holding the turn cannot be suspended, so this thread holding it means
+        // a send from such code that did not suspend: queue it, as a dispatch would be.
+        if fields.owner == thread {
+          fields.pending.append(work)
+          return .queued(state)
+        }
+        if fields.owner == nil {
+          // The task may resume on another thread: it claims the turn once it runs.
+          fields.owner = .handedOver
+          return .taken
+        }
+        let request = TurnRequest(work: work, waiter: .task(continuation))
+        fields.incoming.append(request)
+        return .waiting(request)
+      }
+      switch step {
+      case .queued(let state): continuation.resume(returning: .done(.success(state)))
+      case .taken: continuation.resume(returning: .turn)
+      case .waiting: break
+      }
+    }
+    switch outcome {
+    case .done(let result):
+      return result
+    case .turn:
+      claimTurn()
+      return runOwnWork(work)
+    }
+  }
+
+  /// Gets the turn for this thread: takes it, or waits to be handed it.
+  ///
+  /// - Returns: False when this thread held it already (a re-entrant call); true when it got
+  ///   it now, and must then end its work with ``finishOwnWork()``, which gives it up.
+  @usableFromInline
+  func acquireTurn() -> Bool {
+    let thread = ThreadID.current
+    let step = fields.withLock { fields -> TurnStep<State> in
+      if fields.owner == thread { return .queued(state) }
+      if fields.owner == nil {
+        fields.owner = thread
+        return .taken
+      }
+      let request = TurnRequest<State>(work: nil, waiter: .thread(Condition()))
+      fields.incoming.append(request)
+      return .waiting(request)
+    }
+    switch step {
+    case .queued: return false
+    case .taken: return true
+    case .waiting(let request):
+      _ = wait(for: request)
+      return true
+    }
+  }
+
+  /// Runs `body` holding the turn (at once if this thread already holds it): for work that
+  /// must run on this thread, such as a closure that is not `Sendable`.
+  @usableFromInline
+  func withTurn<Result>(_ body: () -> Result) -> Result {
+    guard acquireTurn() else { return body() }
+    let result = body()
+    _ = finishOwnWork()
+    return result
+  }
+
+  /// Blocks until a request of this thread is carried out or handed the turn.
+  @usableFromInline
+  func wait(for request: TurnRequest<State>) -> TurnRequest<State>.Outcome {
+    guard case .thread(let condition) = request.waiter else {
+      preconditionFailure("Only a thread's request is waited for by blocking.")
+    }
+    defer { condition.destroy() }
+    let outcome = fields.withLock(waitingOn: condition, while: { _ in request.outcome == nil }) {
+      fields -> TurnRequest<State>.Outcome in
+      guard case .done(let result)? = request.outcome else {
+        fields.owner = .current
+        return .turn
+      }
+      return .done(result)
+    }
+    return outcome
+  }
+
+  /// Records that the calling thread holds the turn it was handed.
+  @usableFromInline
+  func claimTurn() {
+    let thread = ThreadID.current
+    fields.withLock { $0.owner = thread }
+  }
+
+  /// Runs work with the turn held, then finishes the turn.
+  @inlinable
+  func runOwnWork(_ work: PendingWork<State>) -> Result<State, DispatchError> {
+    let failure = perform(work)
+    let state = finishOwnWork()
+    return failure.map(Result.failure) ?? .success(state)
+  }
+
+  /// Ends this thread's own work in its turn: runs its follow-ups, takes the state as its
+  /// result, then carries out the requests that arrived meanwhile and gives the turn up (or
+  /// hands it over).
+  ///
+  /// - Returns: The state after this thread's work and its follow-ups, and no other's.
+  @inlinable
+  func finishOwnWork() -> State {
+    runQueued(from: 0)
+    let result = state
+    serveRequests()
+    return result
+  }
+
+  /// Runs, in order, the work queued from position `mark` on (the follow-ups of the action just
+  /// processed), before the work queued earlier.
+  @usableFromInline
+  func runQueued(from mark: Int) {
+    while let work = fields.withLock({ $0.pending.count > mark ? $0.pending.remove(at: mark) : nil })
+    {
+      _ = perform(work)
+    }
+  }
+
+  /// Carries out the queued requests of other threads and tasks, then gives the turn up: the
+  /// turn holder's last step.
+  ///
+  /// A request that needs the turn itself, or the first one past ``combiningLimit``, is handed
+  /// the turn instead, and serves the rest.
+  @usableFromInline
+  func serveRequests() {
+    var served = 0
+    while true {
+      let next = fields.withLock { fields -> (TurnRequest<State>, handedOver: Bool)? in
+        guard fields.incomingHead < fields.incoming.count else {
+          fields.incoming.removeAll(keepingCapacity: fields.incoming.count < 1024)
+          fields.incomingHead = 0
+          fields.owner = nil
+          return nil
+        }
+        let request = fields.incoming[fields.incomingHead]
+        fields.incomingHead += 1
+        guard request.work == nil || served >= Self.combiningLimit else { return (request, false) }
+        fields.owner = .handedOver
+        request.outcome = .turn
+        if case .thread(let condition) = request.waiter { condition.broadcast() }
+        return (request, true)
+      }
+      guard let (request, handedOver) = next else { return }
+      if handedOver {
+        if case .task(let continuation) = request.waiter { continuation.resume(returning: .turn) }
+        return
+      }
+      guard let work = request.work else { return }
+      let failure = perform(work)
+      runQueued(from: 0)
+      complete(request, with: failure.map(Result.failure) ?? .success(state))
+      served += 1
+    }
+  }
+
+  /// Hands a request its result and wakes its requester.
+  @usableFromInline
+  func complete(_ request: TurnRequest<State>, with result: Result<State, DispatchError>) {
+    fields.withLock { _ in
+      request.outcome = .done(result)
+      if case .thread(let condition) = request.waiter { condition.broadcast() }
+    }
+    if case .task(let continuation) = request.waiter {
+      continuation.resume(returning: .done(result))
+    }
+  }
+}
+
+/// What a thread found when it asked for the turn.
+@usableFromInline
+enum TurnStep<State: Sendable> {
+  /// It holds the turn already: its work was queued behind the current action, at this state.
+  case queued(State)
+  /// The turn was free, and is its own now.
+  case taken
+  /// Another thread holds it: the request waits for that thread.
+  case waiting(TurnRequest<State>)
+}

@@ -1,0 +1,40 @@
+/// The work of a thread or task that found a store's turn taken, queued for the turn holder.
+///
+/// The turn holder carries the work out and hands back its result; or, for a request with no
+/// work (the requester needs the turn itself) and when it has served its share, hands the turn
+/// over. Either way the requester is woken once.
+///
+/// `@unchecked Sendable`: `outcome` is read and written only with the store's lock held; the
+/// other properties are constants.
+@usableFromInline
+final class TurnRequest<State: Sendable>: @unchecked Sendable {
+  /// How a request ended.
+  @usableFromInline
+  enum Outcome: Sendable {
+    /// The turn holder carried the work out.
+    case done(Result<State, DispatchError>)
+    /// The requester holds the turn now, and carries its work out itself.
+    case turn
+  }
+
+  /// How the requester waits.
+  @usableFromInline
+  enum Waiter: Sendable {
+    /// A thread blocked on its own condition.
+    case thread(Condition)
+    /// A suspended task.
+    case task(CheckedContinuation<Outcome, Never>)
+  }
+
+  /// What to carry out; nil when the requester needs the turn itself.
+  @usableFromInline let work: PendingWork<State>?
+  @usableFromInline let waiter: Waiter
+  /// Set once, with the store's lock held.
+  @usableFromInline var outcome: Outcome?
+
+  @usableFromInline
+  init(work: PendingWork<State>?, waiter: Waiter) {
+    self.work = work
+    self.waiter = waiter
+  }
+}
