@@ -3,7 +3,9 @@ extension Store {
   ///
   /// The observer is called at once with the current state, then after every action that
   /// changed it (for a state that is not `Equatable`: every action that reached a handler),
-  /// synchronously on the dispatching thread, in dispatch order and subscription order.
+  /// synchronously on the thread that holds the store's turn (the dispatching thread, or under
+  /// contention the thread that carried the action out) before that action's dispatch returns,
+  /// in dispatch order and subscription order.
   ///
   /// - Parameter observer: Called with each state.
   /// - Returns: The subscription; the observer stops when it is cancelled or deinitialised.
