@@ -256,14 +256,11 @@ extension Renderer {
   }
 
   /// The value inside `value`, whose dynamic type the caller found to be `T` by its identity.
-  ///
-  /// Cheaper than `as? T`, a dynamic cast that searches for a conversion: the existential is
-  /// opened and its value read as `T`.
   private static func unbox<T>(_ value: Any, as type: T.Type) -> T {
-    func read<Boxed>(_ boxed: Boxed) -> T {
-      withUnsafePointer(to: boxed) { UnsafeRawPointer($0).assumingMemoryBound(to: T.self).pointee }
+    guard let value = value as? T else {
+      preconditionFailure("The renderer compared a value as \(T.self), which it is not.")
     }
-    return read(value)
+    return value
   }
 
   /// Compares two values known to be of type `T`; `text` must be what `String(reflecting:)`
