@@ -3,11 +3,12 @@ public import Reduce
 
 /// A middleware that keeps an undo/redo history of a store's state, or of one substate of it.
 ///
-/// It records a step for every action the store reduces that changes the tracked state, and
-/// answers ``UndoAction`` commands by restoring a recorded state through `ReplaceState`. With a
-/// `scope`, only that substate is recorded and restored: the rest of the state (a selection,
-/// a network status) stays as it is now. It records around the store's reduction, not as a step
-/// of the chain: in the chain it handles only its commands and `Batch`.
+/// It records a step for every action it passes on that changes the tracked state, and answers
+/// ``UndoAction`` commands by restoring a recorded state through `ReplaceState`. With a `scope`,
+/// only that substate is recorded and restored: the rest of the state (a selection, a network
+/// status) stays as it is now. It records by watching each action's reduction through
+/// `next(_:watching:onReduced:)`, so it also records an action that a middleware after it
+/// delivers later. A `Batch` is one step; its actions make none of their own.
 ///
 /// ```swift
 /// let undo = try UndoMiddleware<Editor>(scope: \.document, limit: 200)
@@ -27,74 +28,26 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// The most steps kept, past and future together; the oldest is dropped first.
   public let limit: Int
   @usableFromInline let engine: any UndoEngine
-  /// Carries out a command, or checks a batch for one; returns whether the status changed.
-  @usableFromInline let handleInChain:
-    @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Bool
-  /// Makes the recorder's slot for one store.
-  @usableFromInline let makeSlot: @Sendable () -> UnsafeMutableRawPointer
-  /// Frees a slot `makeSlot` made.
-  @usableFromInline let freeSlot: @Sendable (UnsafeMutableRawPointer) -> Void
-  /// Notes the tracked value before a reduction, in the store's slot.
-  @usableFromInline let willReduce:
-    @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, ObjectIdentifier) -> Void
-  /// Records the change a reduction made; returns whether the status changed.
-  @usableFromInline let didReduce:
-    @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, () -> any Action, ObjectIdentifier)
-      -> Bool
+  /// The recorder's `handle`, for a recorder whose tracked type the middleware does not name.
+  @usableFromInline let handleAction:
+    @Sendable (any Action, MiddlewareContext<State>, Next<State>, UndoMiddleware) throws -> Void
   private let registrar = ObservationRegistrar()
   /// `\.status`, made once: a key path literal of a generic class is built anew each time it is
   /// evaluated, which cost more than recording a step.
   private let statusPath: KeyPath<UndoMiddleware, UndoStatus> & Sendable = \.status
 
-  @usableFromInline
-  init(
-    name: String, limit: Int, engine: any UndoEngine,
-    handleInChain:
-      @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws
-      -> Bool,
-    makeSlot: @escaping @Sendable () -> UnsafeMutableRawPointer,
-    freeSlot: @escaping @Sendable (UnsafeMutableRawPointer) -> Void,
-    willReduce:
-      @escaping @Sendable (UnsafePointer<State>, UnsafeMutableRawPointer, ObjectIdentifier)
-      -> Void,
-    didReduce:
-      @escaping @Sendable (
-        UnsafePointer<State>, UnsafeMutableRawPointer, () -> any Action, ObjectIdentifier
-      ) -> Bool
-  ) {
-    self.name = name
-    self.limit = limit
-    self.engine = engine
-    self.handleInChain = handleInChain
-    self.makeSlot = makeSlot
-    self.freeSlot = freeSlot
-    self.willReduce = willReduce
-    self.didReduce = didReduce
-  }
-
-  /// Creates the middleware around a recorder, with the closures that record compiled where
-  /// this initialiser is inlined (where `State` is concrete).
+  /// Creates the middleware around a recorder.
+  ///
+  /// The closure that calls the recorder is made here, where this initialiser is inlined: where
+  /// `State` is concrete, the recorder's code runs compiled for it.
   @inlinable
-  convenience init<Substate>(recorder: UndoRecorder<State, Substate>) {
-    self.init(
-      name: recorder.name, limit: recorder.options.limit, engine: recorder,
-      handleInChain: { action, context, next in
-        try recorder.handle(action, context: context, next: next)
-      },
-      // The store gives each closure back the slot `makeSlot` made for it.
-      makeSlot: { UnsafeMutableRawPointer(PendingSlot<Substate>.make()) },
-      freeSlot: {
-        PendingSlot<Substate>.free($0.assumingMemoryBound(to: PendingSlot<Substate>.self))
-      },
-      willReduce: { state, slot, store in
-        recorder.willReduce(
-          state, slot: slot.assumingMemoryBound(to: PendingSlot<Substate>.self), store: store)
-      },
-      didReduce: { state, slot, action, store in
-        recorder.didReduce(
-          state, slot: slot.assumingMemoryBound(to: PendingSlot<Substate>.self), action: action,
-          store: store)
-      })
+  init<Substate>(recorder: UndoRecorder<State, Substate>) {
+    self.name = recorder.name
+    self.limit = recorder.options.limit
+    self.engine = recorder
+    self.handleAction = { action, context, next, middleware in
+      try recorder.handle(action, context: context, next: next, notifying: middleware)
+    }
   }
 
   /// Creates an undo middleware that tracks one substate, through a key path.
@@ -121,9 +74,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     let recorder = try UndoRecorder<State, Substate>(
       name: name,
       options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
-      // A stored-property path is read at its offset, copying the substate alone, without a
-      // key-path projection through the runtime.
-      read: { $0.pointee[keyPath: scope] }, offset: MemoryLayout<State>.offset(of: scope),
+      read: { $0[keyPath: scope] },
       embed: { state, substate in
         var state = state
         state[keyPath: scope] = substate
@@ -135,8 +86,9 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// Creates an undo middleware that tracks one substate, through a lens.
   ///
   /// - Parameters:
-  ///   - scope: Reads and writes the substate recorded and restored. Its `get` runs just before
-  ///     each reduction, while the store is reducing: like a reducer, it must not read the store.
+  ///   - scope: Reads and writes the substate recorded and restored. Its `get` runs right before
+  ///     and right after each reduction, while the store is reducing: like a reducer, it must
+  ///     not read the store.
   ///   - limit: The most steps kept, past and future together; at least 1.
   ///   - filter: Whether an action makes an undo step. Default: every action.
   ///   - groupBy: A key for each action: consecutive actions with the same non-nil key make
@@ -156,7 +108,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     let recorder = try UndoRecorder<State, Substate>(
       name: name,
       options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
-      read: { scope.get($0.pointee) }, offset: nil,
+      read: { scope.get($0) },
       embed: { state, substate in
         var state = state
         scope.set(&state, substate)
@@ -200,36 +152,29 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
 
   // MARK: Middleware
 
-  /// Carries out an ``UndoAction``, or checks a `Batch` for one.
+  /// Carries out an ``UndoAction``, or passes any other action on and records the change its
+  /// reduction makes.
   ///
-  /// An ``UndoAction`` is not passed on; undo, redo and jump pass on a `ReplaceState` instead.
-  /// A `Batch` without a command is passed on. The store calls this middleware for those two
-  /// types only (``handles(_:)``); it records the change of every action it reduces around the
-  /// reduction itself, whatever the action's place in the chain.
+  /// An ``UndoAction`` is not passed on; undo, redo and jump pass on a `ReplaceState` instead,
+  /// which records no step. Any other action is passed on watching its reduction: whenever it is
+  /// reduced, now or later, a change of the tracked state makes a step. The actions of a `Batch`
+  /// are passed on without a watch: the batch makes one step for all of them.
   ///
   /// - Parameters:
   ///   - action: The action.
   ///   - context: The store's state and error reporting.
   ///   - next: Passes an action on to the rest of the chain and the reducers.
-  /// - Throws: ``UndoError/commandInBatch`` for a `Batch` holding an ``UndoAction``; the
-  ///   `DispatchError` of the rest of the chain.
+  /// - Throws: ``UndoError/commandInBatch`` for an ``UndoAction`` that is one of a `Batch`'s
+  ///   actions, which rejects the whole batch; the `DispatchError` of the rest of the chain.
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    if try handleInChain(action, context, next) { statusDidChange() }
-  }
-
-  /// Whether the store should call ``handle(_:context:next:)`` for actions of a type.
-  ///
-  /// - Parameter type: The action's type.
-  /// - Returns: `true` for ``UndoAction`` and `Batch`: every other action is recorded around its
-  ///   reduction, without a step in the chain.
-  public func handles(_ type: any Action.Type) -> Bool {
-    type == UndoAction.self || type == Batch.self
+    try handleAction(action, context, next, self)
   }
 
   /// Tells Observation that the status changed.
-  private func statusDidChange() {
+  @usableFromInline
+  func statusDidChange() {
     registrar.withMutation(of: self, keyPath: statusPath) {}
   }
 
@@ -245,9 +190,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   ///
   /// - Parameter store: The store's identity.
   public func didDetach(from store: ObjectIdentifier) {
-    if engine.detach(from: store) {
-      registrar.withMutation(of: self, keyPath: statusPath) {}
-    }
+    if engine.detach(from: store) { statusDidChange() }
   }
 }
 
@@ -274,18 +217,7 @@ extension UndoMiddleware where State: Equatable {
     let recorder = try UndoRecorder<State, State>(
       name: name,
       options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
-      read: { $0.pointee }, offset: 0, embed: { _, state in state })
+      read: { $0 }, embed: { _, state in state })
     self.init(recorder: recorder)
-  }
-}
-
-extension UndoMiddleware: ReductionHookProviding {
-  /// Notes the tracked value before every reduction and records the change after it.
-  package var reductionHook: ReductionHook<State> {
-    ReductionHook(
-      makeSlot: makeSlot, freeSlot: freeSlot, willReduce: willReduce,
-      didReduce: { [didReduce] state, slot, action, store in
-        if didReduce(state, slot, action, store) { self.statusDidChange() }
-      })
   }
 }

@@ -57,17 +57,17 @@ func makeStore(
 
 extension Store {
   /// Dispatches actions one by one; throws the first failure.
-  func send(_ actions: any Action...) throws {
+  func dispatchAll(_ actions: any Action...) throws {
     for action in actions { _ = try dispatch(action).get() }
   }
 
   /// Dispatches the actions of an array one by one; throws the first failure.
-  func send(contentsOf actions: [any Action]) throws {
+  func dispatchAll(contentsOf actions: [any Action]) throws {
     for action in actions { _ = try dispatch(action).get() }
   }
 
   /// Dispatches an action `count` times.
-  func send(_ action: some Action, times count: Int) throws {
+  func dispatchAll(_ action: some Action, times count: Int) throws {
     for _ in 0..<count { _ = try dispatch(action).get() }
   }
 }
@@ -128,5 +128,24 @@ final class Flag: Sendable {
 
   func set() {
     value.withLock { $0 = true }
+  }
+}
+
+/// A gate that tasks wait at until it is opened.
+actor AsyncGate {
+  private var isOpen = false
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+
+  /// Returns once the gate is open.
+  func wait() async {
+    guard !isOpen else { return }
+    await withCheckedContinuation { waiters.append($0) }
+  }
+
+  /// Opens the gate and lets every waiting task go on.
+  func open() {
+    isOpen = true
+    for waiter in waiters { waiter.resume() }
+    waiters = []
   }
 }

@@ -36,10 +36,10 @@ enum Count: Action {
     let undone = jumps.actions.count { $0 is ReplaceState<Counter> }
     #expect(value == 2_000 - undone)
     #expect(undo.pastCount == value)
-    try store.send(UndoAction.jump(-value))
+    try store.dispatchAll(UndoAction.jump(-value))
     #expect(store.state.value == 0)
     #expect(!undo.canUndo)
-    try store.send(UndoAction.jump(value))
+    try store.dispatchAll(UndoAction.jump(value))
     #expect(store.state.value == value)
   }
 

@@ -21,18 +21,19 @@ struct LoadStarter: Action {}
       tasks.add(Task { try next(action) })
     }
     let undo = try UndoMiddleware<Editor>(scope: \.document)
-    // Undo records around the reduction, so a late action is recorded wherever it comes from.
+    // Before undo the throttle hands undo the edit late; after it, undo's watch sees the late
+    // reduction of the edit it passed on. Either way the edit makes its step.
     let store =
       throttleBeforeUndo
       ? try makeStore(undo, before: [throttle]) : try makeStore(undo, after: [throttle])
 
-    try store.send(Edit.type("a"))
+    try store.dispatchAll(Edit.type("a"))
     try await tasks.waitForAll()
     #expect(store.state.document.text == "a")
     #expect(undo.pastCount == 1)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "")
-    try store.send(UndoAction.redo)
+    try store.dispatchAll(UndoAction.redo)
     #expect(store.state.document.text == "a")
   }
 
@@ -52,13 +53,13 @@ struct LoadStarter: Action {}
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo, before: [thunk])
 
-    try store.send(LoadStarter())
+    try store.dispatchAll(LoadStarter())
     try await tasks.waitForAll()
     #expect(store.state.document == Document(text: "milk, eggs", title: "Starter"))
     #expect(undo.pastCount == 2)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document == Document(text: "milk", title: "Starter"))
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document == Document())
   }
 
@@ -72,10 +73,10 @@ struct LoadStarter: Action {}
     }
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo, before: [autocorrect])
-    try store.send(Edit.type("teh"))
+    try store.dispatchAll(Edit.type("teh"))
     #expect(store.state.document.text == "the")
     #expect(undo.pastCount == 2)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "teh")
   }
 }

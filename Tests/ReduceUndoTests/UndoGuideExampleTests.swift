@@ -122,7 +122,7 @@ extension UndoGuideExampleTests {
       let (store, _) = try GuideExample.makeEditor()
       #expect(store.removeMiddleware(named: "UndoMiddleware"))
       try store.use(undo)
-      try store.send(contentsOf: actions)
+      try store.dispatchAll(contentsOf: actions)
       #expect(undo.pastCount == steps)
     }
   }

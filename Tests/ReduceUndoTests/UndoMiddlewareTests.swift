@@ -1,6 +1,7 @@
 import Observation
 import Reduce
 import ReduceUndo
+import Synchronization
 import Testing
 
 @Suite struct UndoMiddlewareTests {
@@ -8,15 +9,15 @@ import Testing
   func undoRedo() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"))
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"))
 
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "a")
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "")
-    try store.send(UndoAction.redo)
+    try store.dispatchAll(UndoAction.redo)
     #expect(store.state.document.text == "a")
-    try store.send(UndoAction.redo)
+    try store.dispatchAll(UndoAction.redo)
     #expect(store.state.document.text == "ab")
   }
 
@@ -25,11 +26,11 @@ import Testing
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
     #expect(!undo.canUndo && !undo.canRedo && undo.pastCount == 0 && undo.futureCount == 0)
-    try store.send(Edit.type("a"), Edit.type("b"))
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"))
     #expect(undo.canUndo && !undo.canRedo && undo.pastCount == 2 && undo.futureCount == 0)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(undo.canUndo && undo.canRedo && undo.pastCount == 1 && undo.futureCount == 1)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(!undo.canUndo && undo.canRedo && undo.pastCount == 0 && undo.futureCount == 2)
   }
 
@@ -38,7 +39,7 @@ import Testing
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let changes = Recorder<Editor>(name: "inner")
     let store = try makeStore(undo, after: [changes], initialState: Editor(selection: 3))
-    try store.send(UndoAction.undo, UndoAction.redo, UndoAction.jump(-4), UndoAction.jump(4))
+    try store.dispatchAll(UndoAction.undo, UndoAction.redo, UndoAction.jump(-4), UndoAction.jump(4))
     #expect(store.state == Editor(selection: 3))
     #expect(changes.actions.isEmpty)
   }
@@ -47,7 +48,7 @@ import Testing
   func equalStateNoStep() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.touch, Edit.type(""), Select.at(2))
+    try store.dispatchAll(Edit.type("a"), Edit.touch, Edit.type(""), Select.at(2))
     #expect(undo.pastCount == 1)
   }
 
@@ -55,11 +56,11 @@ import Testing
   func newStepClearsFuture() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"), UndoAction.undo)
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), UndoAction.undo)
     #expect(undo.canRedo)
-    try store.send(Edit.type("c"))
+    try store.dispatchAll(Edit.type("c"))
     #expect(!undo.canRedo)
-    try store.send(UndoAction.redo)
+    try store.dispatchAll(UndoAction.redo)
     #expect(store.state.document.text == "ac")
   }
 
@@ -67,37 +68,73 @@ import Testing
   func batchIsOneStep() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(Batch([Edit.type("a"), Edit.type("b"), Edit.rename("T")]))
+    try store.dispatchAll(Batch([Edit.type("a"), Edit.type("b"), Edit.rename("T")]))
     #expect(undo.pastCount == 1)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document == Document())
   }
 
-  @Test("a Batch holding an undo command is rejected and changes nothing")
-  func batchWithCommand() throws {
+  @Test("the actions of a Batch, nested ones too, make no step and reach no option of their own")
+  func batchActionsMakeNoStep() throws {
+    let seen = Mutex<[String]>([])
+    let undo = try UndoMiddleware<Editor>(
+      scope: \.document,
+      filter: { action in
+        seen.withLock { $0.append("filter \(type(of: action))") }
+        return true
+      },
+      label: { action in
+        seen.withLock { $0.append("label \(type(of: action))") }
+        return action is Batch ? "Batch" : nil
+      })
+    let store = try makeStore(undo)
+    try store.dispatchAll(Edit.type("a"))
+    seen.withLock { $0 = [] }
+    try store.dispatchAll(Batch([Edit.type("b"), Batch([Edit.rename("T"), Select.at(2)])]))
+    #expect(seen.withLock { $0 } == ["filter Batch", "label Batch"])
+    #expect(undo.status == UndoStatus(pastCount: 2, undoLabel: "Batch"))
+    try store.dispatchAll(UndoAction.undo)
+    #expect(store.state == Editor(document: Document(text: "a"), selection: 2))
+    try store.dispatchAll(UndoAction.redo)
+    #expect(store.state.document == Document(text: "ab", title: "T"))
+  }
+
+  @Test(
+    "a Batch holding an undo command, at any depth, is rejected and changes nothing",
+    arguments: [
+      Batch([Edit.type("b"), UndoAction.undo]),
+      Batch([Edit.type("b"), Batch([UndoAction.undo])]),
+      Batch([Batch([Edit.type("b")]), Batch([Select.at(1), Batch([UndoAction.clearHistory])])]),
+      Batch([UndoAction.beginGroup(label: "Group"), Edit.type("b")]),
+    ])
+  func batchWithCommand(batch: Batch) throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"))
-    let result = store.dispatch(Batch([Edit.type("b"), Batch([UndoAction.undo])]))
+    try store.dispatchAll(Edit.type("a"), Edit.type("c"), UndoAction.undo)
+    let status = undo.status
+    let result = store.dispatch(batch)
     guard case .failure(.rejected(let name, _, let underlying)) = result else {
       Issue.record("expected a rejection, got \(result)")
       return
     }
     #expect(name == "UndoMiddleware")
     #expect(underlying as? UndoError == .commandInBatch)
-    #expect(store.state.document.text == "a")
-    #expect(undo.pastCount == 1)
+    #expect(store.state == Editor(document: Document(text: "a")))
+    #expect(undo.status == status)
+    // No group was opened: the next two edits are two steps.
+    try store.dispatchAll(Edit.type("x"), Edit.type("y"))
+    #expect(undo.pastCount == 3)
   }
 
   @Test("scoped undo and redo leave the other substates as they are now")
   func scopedLeavesOthers() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Select.at(5), Edit.rename("T"), Select.at(7))
+    try store.dispatchAll(Edit.type("a"), Select.at(5), Edit.rename("T"), Select.at(7))
 
-    try store.send(UndoAction.undo, UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo, UndoAction.undo)
     #expect(store.state == Editor(document: Document(), selection: 7))
-    try store.send(Select.at(9), UndoAction.redo)
+    try store.dispatchAll(Select.at(9), UndoAction.redo)
     #expect(store.state == Editor(document: Document(text: "a"), selection: 9))
   }
 
@@ -107,9 +144,9 @@ import Testing
       get: { $0.document.title }, set: { $0.document.title = $1 })
     let undo = try UndoMiddleware<Editor>(scope: title)
     let store = try makeStore(undo)
-    try store.send(Edit.rename("One"), Edit.type("x"), Edit.rename("Two"))
+    try store.dispatchAll(Edit.rename("One"), Edit.type("x"), Edit.rename("Two"))
     #expect(undo.pastCount == 2)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document == Document(text: "x", title: "One"))
   }
 
@@ -117,9 +154,9 @@ import Testing
   func wholeState() throws {
     let undo = try UndoMiddleware<Editor>()
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Select.at(4))
+    try store.dispatchAll(Edit.type("a"), Select.at(4))
     #expect(undo.pastCount == 2)
-    try store.send(UndoAction.undo, UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo, UndoAction.undo)
     #expect(store.state == Editor())
   }
 
@@ -127,9 +164,9 @@ import Testing
   func replaceStateRecorded() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(ReplaceState(Editor(document: Document(text: "loaded"), selection: 1)))
+    try store.dispatchAll(ReplaceState(Editor(document: Document(text: "loaded"), selection: 1)))
     #expect(undo.pastCount == 1)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state == Editor(document: Document(), selection: 1))
   }
 
@@ -142,7 +179,7 @@ import Testing
     }
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo, after: [guardian])
-    #expect(throws: DispatchError.self) { try store.send(Edit.rename("forbidden")) }
+    #expect(throws: DispatchError.self) { try store.dispatchAll(Edit.rename("forbidden")) }
     #expect(undo.pastCount == 0)
   }
 
@@ -152,7 +189,7 @@ import Testing
     let inner = Recorder<Editor>(name: "inner")
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo, before: [outer], after: [inner])
-    try store.send(
+    try store.dispatchAll(
       UndoAction.beginGroup(label: "G"), Edit.type("a"), UndoAction.endGroup, UndoAction.undo,
       UndoAction.redo, UndoAction.jump(-1), UndoAction.clearHistory)
 
@@ -166,11 +203,11 @@ import Testing
   func clearHistory() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"), Edit.type("c"), UndoAction.undo)
-    try store.send(UndoAction.clearHistory)
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), Edit.type("c"), UndoAction.undo)
+    try store.dispatchAll(UndoAction.clearHistory)
     #expect(store.state.document.text == "ab")
     #expect(undo.status == UndoStatus())
-    try store.send(Edit.type("d"), UndoAction.undo, UndoAction.undo)
+    try store.dispatchAll(Edit.type("d"), UndoAction.undo, UndoAction.undo)
     #expect(store.state.document.text == "ab")
   }
 
@@ -184,10 +221,10 @@ import Testing
     let inner = Recorder<Editor>(name: "inner")
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo, after: [inner])
-    try store.send(Edit.type("a"), Edit.type("b"), Edit.type("c"), UndoAction.jump(-2))
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), Edit.type("c"), UndoAction.jump(-2))
     let replacementsBefore = inner.actions.count { $0 is ReplaceState<Editor> }
 
-    try store.send(UndoAction.jump(offset))
+    try store.dispatchAll(UndoAction.jump(offset))
     #expect(store.state.document.text == expected)
     #expect(undo.pastCount == expected.count)
     #expect(undo.futureCount == 3 - expected.count)
@@ -207,15 +244,15 @@ import Testing
         }
       })
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.rename("T"))
+    try store.dispatchAll(Edit.type("a"), Edit.rename("T"))
     #expect(undo.undoLabel == "Rename" && undo.redoLabel == nil)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(undo.undoLabel == "Typing" && undo.redoLabel == "Rename")
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(undo.undoLabel == nil && undo.redoLabel == "Typing")
-    try store.send(Edit.deleteLast, Edit.type("z"))
+    try store.dispatchAll(Edit.deleteLast, Edit.type("z"))
     #expect(undo.undoLabel == "Typing" && undo.redoLabel == nil)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(undo.undoLabel == nil && undo.redoLabel == "Typing")
   }
 
@@ -239,7 +276,7 @@ import Testing
     #expect(throws: RegistrationError.middlewareRefused(name: "UndoMiddleware", reason: reason)) {
       try second.use(undo)
     }
-    try first.send(Edit.type("a"))
+    try first.dispatchAll(Edit.type("a"))
     #expect(undo.pastCount == 1)
   }
 
@@ -247,17 +284,17 @@ import Testing
   func detach() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     var first: Store<Editor>? = try makeStore(undo)
-    try first?.send(Edit.type("a"), Edit.type("b"), UndoAction.undo)
+    try first?.dispatchAll(Edit.type("a"), Edit.type("b"), UndoAction.undo)
     first = nil
     #expect(undo.status == UndoStatus())
 
     let second = try makeStore(undo, initialState: Editor(document: Document(text: "x")))
-    try second.send(Edit.type("y"))
+    try second.dispatchAll(Edit.type("y"))
     #expect(undo.pastCount == 1)
     #expect(second.removeMiddleware(named: "UndoMiddleware"))
     #expect(undo.status == UndoStatus())
     try second.use(undo)
-    try second.send(UndoAction.undo)
+    try second.dispatchAll(UndoAction.undo)
     #expect(second.state.document.text == "xy")
   }
 
@@ -268,9 +305,9 @@ import Testing
     let store = try Store(
       initialState: Editor(), mutators: [documentMutator, selectionMutator],
       middleware: [documentUndo, selectionUndo])
-    try store.send(Edit.type("a"), Select.at(3))
+    try store.dispatchAll(Edit.type("a"), Select.at(3))
     #expect(documentUndo.pastCount == 1 && selectionUndo.pastCount == 1)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state == Editor(document: Document(), selection: 3))
     #expect(selectionUndo.pastCount == 1)
   }
@@ -281,9 +318,9 @@ import Testing
     let store = try makeStore(undo)
     var iterator = undo.statuses.makeAsyncIterator()
     #expect(await iterator.next() == UndoStatus())
-    try store.send(Edit.type("a"))
+    try store.dispatchAll(Edit.type("a"))
     #expect(await iterator.next() == UndoStatus(pastCount: 1, undoLabel: "Edit"))
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(await iterator.next() == UndoStatus(futureCount: 1, redoLabel: "Edit"))
   }
 
@@ -302,9 +339,9 @@ import Testing
     let store = try makeStore(undo)
     let changed = Flag()
     withObservationTracking({ _ = undo.canUndo }, onChange: { changed.set() })
-    try store.send(Select.at(1))
+    try store.dispatchAll(Select.at(1))
     #expect(!changed.isSet)
-    try store.send(Edit.type("a"))
+    try store.dispatchAll(Edit.type("a"))
     #expect(changed.isSet)
   }
 

@@ -19,14 +19,14 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func trimming(limit: Int) throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, limit: limit)
     let store = try makeStore(undo)
-    for letter in "abcdefgh" { try store.send(Edit.type(String(letter))) }
+    for letter in "abcdefgh" { try store.dispatchAll(Edit.type(String(letter))) }
     #expect(undo.pastCount == limit)
 
-    try store.send(UndoAction.jump(-100))
+    try store.dispatchAll(UndoAction.jump(-100))
     #expect(store.state.document.text == String("abcdefgh".dropLast(limit)))
     #expect(!undo.canUndo)
     #expect(undo.futureCount == limit)
-    try store.send(UndoAction.jump(100))
+    try store.dispatchAll(UndoAction.jump(100))
     #expect(store.state.document.text == "abcdefgh")
   }
 
@@ -34,10 +34,10 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func limitOne() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, limit: 1)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"), UndoAction.undo, UndoAction.undo)
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), UndoAction.undo, UndoAction.undo)
     #expect(store.state.document.text == "a")
     #expect(undo.pastCount == 0 && undo.futureCount == 1)
-    try store.send(UndoAction.redo, UndoAction.redo)
+    try store.dispatchAll(UndoAction.redo, UndoAction.redo)
     #expect(store.state.document.text == "ab")
     #expect(undo.pastCount == 1 && undo.futureCount == 0)
   }
@@ -46,9 +46,9 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func manyEdits() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, limit: 100)
     let store = try makeStore(undo)
-    try store.send(Edit.type("x"), times: 100_000)
+    try store.dispatchAll(Edit.type("x"), times: 100_000)
     #expect(undo.pastCount == 100)
-    try store.send(UndoAction.jump(-1_000))
+    try store.dispatchAll(UndoAction.jump(-1_000))
     #expect(store.state.document.text.count == 100_000 - 100)
   }
 }
@@ -58,7 +58,7 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func filteredChangesState() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, filter: skipRenames)
     let store = try makeStore(undo)
-    try store.send(Edit.rename("T"))
+    try store.dispatchAll(Edit.rename("T"))
     #expect(store.state.document.title == "T")
     #expect(undo.pastCount == 0)
   }
@@ -67,8 +67,8 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func filterThenUndo() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, filter: skipRenames)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"), Edit.rename("T"))
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), Edit.rename("T"))
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document == Document(text: "a"))
   }
 
@@ -76,9 +76,9 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func filterThenRedo() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, filter: skipRenames)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.rename("T"), UndoAction.undo)
+    try store.dispatchAll(Edit.type("a"), Edit.rename("T"), UndoAction.undo)
     #expect(store.state.document == Document())
-    try store.send(UndoAction.redo)
+    try store.dispatchAll(UndoAction.redo)
     #expect(store.state.document == Document(text: "a"))
     #expect(!undo.canRedo)
   }
@@ -87,11 +87,11 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func filteredBetweenSteps() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, filter: skipRenames)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.rename("T"), Edit.type("b"))
+    try store.dispatchAll(Edit.type("a"), Edit.rename("T"), Edit.type("b"))
     #expect(undo.pastCount == 2)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document == Document(text: "a"))
-    try store.send(UndoAction.redo)
+    try store.dispatchAll(UndoAction.redo)
     #expect(store.state.document == Document(text: "ab", title: "T"))
   }
 }
@@ -101,9 +101,9 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func sameKeyMerges() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, groupBy: groupTyping)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"), Edit.type("c"))
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), Edit.type("c"))
     #expect(undo.pastCount == 1)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "")
   }
 
@@ -111,9 +111,9 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func onlyConsecutive() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, groupBy: groupTyping)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"), Edit.deleteLast, Edit.type("c"))
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), Edit.deleteLast, Edit.type("c"))
     #expect(undo.pastCount == 3)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "a")
   }
 
@@ -121,7 +121,7 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func nilNeverMerges() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, groupBy: { _ in nil })
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"))
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"))
     #expect(undo.pastCount == 2)
   }
 
@@ -134,7 +134,7 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
         return text.count
       })
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"), Edit.type("cd"), Edit.type("ef"))
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), Edit.type("cd"), Edit.type("ef"))
     #expect(undo.pastCount == 2)
   }
 
@@ -143,7 +143,8 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
     let undo = try UndoMiddleware<Editor>(
       scope: \.document, filter: skipRenames, groupBy: groupTyping)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Select.at(1), Edit.touch, Edit.rename("T"), Edit.type("b"))
+    try store.dispatchAll(
+      Edit.type("a"), Select.at(1), Edit.touch, Edit.rename("T"), Edit.type("b"))
     #expect(undo.pastCount == 1)
   }
 
@@ -151,14 +152,14 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func commandEndsGroup(command: UndoAction) throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, groupBy: groupTyping)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), command, Edit.type("b"))
+    try store.dispatchAll(Edit.type("a"), command, Edit.type("b"))
     if command == .undo {
       #expect(store.state.document.text == "b")
       #expect(undo.pastCount == 1)
     } else {
       #expect(store.state.document.text == "ab")
       #expect(undo.pastCount == 2)
-      try store.send(UndoAction.undo)
+      try store.dispatchAll(UndoAction.undo)
       #expect(store.state.document.text == "a")
     }
   }
@@ -172,7 +173,7 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
         return "Typing \(text)"
       })
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"))
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"))
     #expect(undo.undoLabel == "Typing a")
   }
 }
@@ -182,15 +183,15 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func explicitGroup() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(Edit.type("0"))
-    try store.send(
+    try store.dispatchAll(Edit.type("0"))
+    try store.dispatchAll(
       UndoAction.beginGroup(label: "Paste"), Edit.type("a"), Edit.rename("T"), Edit.type("b"),
       UndoAction.endGroup)
     #expect(undo.pastCount == 2)
     #expect(undo.undoLabel == "Paste")
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document == Document(text: "0"))
-    try store.send(UndoAction.redo)
+    try store.dispatchAll(UndoAction.redo)
     #expect(store.state.document == Document(text: "0ab", title: "T"))
   }
 
@@ -198,13 +199,13 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func nestedGroups() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(
+    try store.dispatchAll(
       UndoAction.beginGroup(), Edit.type("a"), UndoAction.beginGroup(label: "Inner"),
       Edit.type("b"), UndoAction.endGroup, Edit.type("c"), UndoAction.endGroup, Edit.type("d"))
     #expect(undo.pastCount == 2)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(undo.undoLabel == "Inner")
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "")
   }
 
@@ -212,7 +213,7 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func groupAndGroupBy() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document, groupBy: groupTyping)
     let store = try makeStore(undo)
-    try store.send(
+    try store.dispatchAll(
       Edit.type("a"), UndoAction.beginGroup(), Edit.type("b"), Edit.deleteLast, Edit.type("c"),
       UndoAction.endGroup, Edit.type("d"))
     #expect(undo.pastCount == 3)
@@ -222,7 +223,8 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func emptyGroup() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(UndoAction.beginGroup(label: "Nothing"), Select.at(2), UndoAction.endGroup)
+    try store.dispatchAll(
+      UndoAction.beginGroup(label: "Nothing"), Select.at(2), UndoAction.endGroup)
     #expect(undo.status == UndoStatus())
   }
 
@@ -230,12 +232,12 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
   func undoInsideGroup() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(
+    try store.dispatchAll(
       UndoAction.beginGroup(label: "G"), Edit.type("a"), Edit.type("b"), UndoAction.undo,
       Edit.type("c"), Edit.type("d"), UndoAction.endGroup)
     #expect(store.state.document.text == "cd")
     #expect(undo.pastCount == 1 && undo.futureCount == 0 && undo.undoLabel == "G")
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "")
   }
 
@@ -244,7 +246,7 @@ let groupTyping: @Sendable (any Action) -> (any Hashable & Sendable)? = { action
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
     var errors = store.errors.makeAsyncIterator()
-    try store.send(Edit.type("a"), UndoAction.endGroup, Edit.type("b"))
+    try store.dispatchAll(Edit.type("a"), UndoAction.endGroup, Edit.type("b"))
     #expect(undo.pastCount == 2)
 
     let error = try #require(await errors.next())

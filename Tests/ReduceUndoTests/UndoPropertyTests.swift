@@ -87,7 +87,7 @@ struct HistoryModel {
       switch Int.random(in: 0..<20, using: &generator) {
       case 0..<11:
         let edit = Self.randomEdit(&generator)
-        try store.send(edit)
+        try store.dispatchAll(edit)
         var after = model.present
         apply(edit, to: &after)
         let key: String? = edit == .type("x") ? "x" : nil
@@ -96,22 +96,22 @@ struct HistoryModel {
         model.changed(to: after, records: records, key: key)
       case 11..<13:
         let edits = [Self.randomEdit(&generator), Self.randomEdit(&generator)]
-        try store.send(Batch(edits))
+        try store.dispatchAll(Batch(edits))
         var after = model.present
         for edit in edits { apply(edit, to: &after) }
         model.changed(to: after, records: true, key: nil)
       case 13:
         selection = Int.random(in: 0..<100, using: &generator)
-        try store.send(Select.at(selection))
+        try store.dispatchAll(Select.at(selection))
       case 14..<17:
-        try store.send(UndoAction.undo)
+        try store.dispatchAll(UndoAction.undo)
         model.jump(-1)
       case 17..<19:
-        try store.send(UndoAction.redo)
+        try store.dispatchAll(UndoAction.redo)
         model.jump(1)
       default:
         let offset = Int.random(in: -4...4, using: &generator)
-        try store.send(UndoAction.jump(offset))
+        try store.dispatchAll(UndoAction.jump(offset))
         model.jump(offset)
       }
       #expect(store.state.document == model.present, "seed \(seed)")
@@ -121,14 +121,14 @@ struct HistoryModel {
     }
 
     // End on a recorded step, so that the present is a recorded state.
-    try store.send(Edit.type("!"))
+    try store.dispatchAll(Edit.type("!"))
     let start = store.state
     let count = undo.pastCount
     let k = Int.random(in: 0...count, using: &generator)
     for steps in [k, count] {
-      try store.send(UndoAction.undo, times: steps)
+      try store.dispatchAll(UndoAction.undo, times: steps)
       #expect(undo.pastCount == count - steps, "seed \(seed)")
-      try store.send(UndoAction.redo, times: steps)
+      try store.dispatchAll(UndoAction.redo, times: steps)
       #expect(store.state == start, "seed \(seed), k \(steps)")
     }
   }

@@ -17,10 +17,10 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
     let undo = try UndoMiddleware<Editor>(scope: \.document, filter: { !($0 is Select) })
     let store = try makeStore(undo, initialState: Editor(document: Document(text: "start")))
     // Seen first: the document as it is now, though these actions make no step.
-    try store.send(Edit.touch, Select.at(3))
-    try store.send(Edit.type("!"))
+    try store.dispatchAll(Edit.touch, Select.at(3))
+    try store.dispatchAll(Edit.type("!"))
     #expect(undo.pastCount == 1)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "start")
     #expect(store.state.selection == 3)
   }
@@ -29,9 +29,9 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
   func baselineAfterClear() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"), UndoAction.clearHistory, Edit.touch)
-    try store.send(Edit.type("c"))
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), UndoAction.clearHistory, Edit.touch)
+    try store.dispatchAll(Edit.type("c"))
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document.text == "ab")
     #expect(!undo.canUndo)
   }
@@ -53,27 +53,58 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
     let store = try makeStore(undo, before: [mover])
     first.withLock { $0 = store }
 
-    try store.send(Edit.type("a"))
+    try store.dispatchAll(Edit.type("a"))
     #expect(undo.pastCount == 1)
-    try store.send(Edit.rename("moved"))
+    try store.dispatchAll(Edit.rename("moved"))
     #expect(store.state.document == Document(text: "a", title: "moved"))
     #expect(undo.pastCount == 0)
 
-    try other.send(Edit.type("b"))
+    try other.dispatchAll(Edit.type("b"))
     #expect(undo.pastCount == 1)
-    try other.send(UndoAction.undo)
+    try other.dispatchAll(UndoAction.undo)
     #expect(other.state.document == Document())
     #expect(store.state.document == Document(text: "a", title: "moved"))
     first.withLock { $0 = nil }
   }
 
-  @Test("in the chain undo wants only its commands and batches; it records around reductions")
-  func handlesOnlyCommandsAndBatches() throws {
+  @Test("undo sees every action type in the chain: it records by watching there")
+  func handlesEveryType() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     #expect(undo.handles(UndoAction.self))
     #expect(undo.handles(Batch.self))
-    #expect(!undo.handles(Edit.self))
-    #expect(!undo.handles(ReplaceState<Editor>.self))
+    #expect(undo.handles(Edit.self))
+    #expect(undo.handles(ReplaceState<Editor>.self))
+  }
+
+  @Test("a late reduction of a store the middleware left before it happened joins no history")
+  func leftBeforeDeferredReduction() async throws {
+    let tasks = TaskList()
+    let gate = AsyncGate()
+    // After undo: holds every edit back until the test opens the gate, then passes it on.
+    let throttle = AnyMiddleware<Editor>(name: "throttle") { action, _, next in
+      guard action is Edit else { return try next(action) }
+      tasks.add(
+        Task {
+          await gate.wait()
+          try next(action)
+        })
+    }
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let store = try makeStore(undo, after: [throttle])
+    let other = try Store(initialState: Editor(), mutators: [documentMutator, selectionMutator])
+
+    try store.dispatchAll(Edit.type("a"))
+    store.removeMiddleware(named: undo.name)
+    try other.use(undo)
+    await gate.open()
+    try await tasks.waitForAll()
+    #expect(store.state.document.text == "a")
+    #expect(undo.pastCount == 0)
+
+    try other.dispatchAll(Edit.type("b"))
+    #expect(undo.pastCount == 1)
+    try other.dispatchAll(UndoAction.undo)
+    #expect(other.state.document == Document())
   }
 
   @Test("an action whose reducer throws makes no step, and the next change records from before it")
@@ -87,14 +118,14 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try Store(
       initialState: Editor(), mutators: [document, selectionMutator], middleware: [undo])
-    try store.send(Edit.type("a"))
-    #expect(throws: DispatchError.self) { try store.send(Edit.rename("refused")) }
+    try store.dispatchAll(Edit.type("a"))
+    #expect(throws: DispatchError.self) { try store.dispatchAll(Edit.rename("refused")) }
     #expect(undo.pastCount == 1)
-    try store.send(Edit.type("b"))
+    try store.dispatchAll(Edit.type("b"))
     #expect(undo.pastCount == 2)
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document == Document(text: "a"))
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(store.state.document == Document())
   }
 
@@ -107,15 +138,15 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
         return "Type \(text)"
       })
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"))
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"))
     #expect(undo.status == UndoStatus(pastCount: 2, undoLabel: "Type b"))
-    try store.send(Edit.type("c"))
+    try store.dispatchAll(Edit.type("c"))
     #expect(undo.status == UndoStatus(pastCount: 2, undoLabel: "Type c"))
-    try store.send(Edit.rename("untitled"))
+    try store.dispatchAll(Edit.rename("untitled"))
     #expect(undo.status == UndoStatus(pastCount: 2, undoLabel: nil))
-    try store.send(UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo)
     #expect(undo.status == UndoStatus(pastCount: 1, futureCount: 1, undoLabel: "Type c"))
-    try store.send(Edit.type("d"))
+    try store.dispatchAll(Edit.type("d"))
     #expect(undo.status == UndoStatus(pastCount: 2, undoLabel: "Type d"))
   }
 
@@ -123,12 +154,12 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
   func genericRecorder() throws {
     let undo = try makeGenericUndo(Editor.self, limit: 3)
     let store = try makeStore(undo)
-    try store.send(Edit.type("a"), Edit.type("b"), Select.at(1), Edit.type("c"), Edit.touch)
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"), Select.at(1), Edit.type("c"), Edit.touch)
     #expect(undo.pastCount == 3)
-    try store.send(UndoAction.undo, UndoAction.undo, UndoAction.undo)
+    try store.dispatchAll(UndoAction.undo, UndoAction.undo, UndoAction.undo)
     #expect(store.state == Editor(document: Document(text: "a"), selection: 0))
     #expect(!undo.canUndo)
-    try store.send(UndoAction.redo)
+    try store.dispatchAll(UndoAction.redo)
     #expect(store.state == Editor(document: Document(text: "ab"), selection: 0))
   }
 }

@@ -138,14 +138,6 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
     Grouping(openKey: openKey, depth: depth, groupHasStep: groupHasStep, groupLabel: groupLabel)
   }
 
-  /// Whether a change merges into the newest step, and the label of the step it starts, when
-  /// no `groupBy` or `label` option takes part: only an open explicit group decides.
-  @inlinable
-  var decisionWithoutUserCode: (merging: Bool, label: String?) {
-    if depth > 0 && groupHasStep { return (true, nil) }
-    return (false, depth > 0 ? groupLabel : nil)
-  }
-
   /// Takes the state first seen as the starting point of the history.
   @inlinable
   mutating func noteBaseline(_ state: Snapshot) {
@@ -162,24 +154,18 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   ///   - merging: Whether the change extends the newest step (same group).
   ///   - label: The new step's label (ignored when merging).
   ///   - key: The action's `groupBy` key.
-  /// - Returns: The steps dropped (the redo future, and the oldest step when over the limit),
-  ///   and whether ``status`` may have changed: false only when it certainly did not (the
-  ///   newest step was merged into, or a full history dropped its oldest step for a new one
-  ///   with the same label), so that the caller need not compare it.
+  /// - Returns: The steps dropped: the redo future, and the oldest step when over the limit.
   @inlinable
   mutating func record(_ after: Snapshot, merging: Bool, label: String?, key: GroupKey?)
-    -> (released: Released<Snapshot>, statusChanged: Bool)
+    -> Released<Snapshot>
   {
     var released = Released<Snapshot>()
-    var statusChanged = false
     if !future.isEmpty {
       released.future = takeFuture()
       redoLabel = nil
-      statusChanged = true
     }
     if !merging, let base = recorded {
       released.oldest = past.append(UndoStep(snapshot: base, label: label))
-      if released.oldest == nil || !Self.same(label, undoLabel) { statusChanged = true }
       undoLabel = label
     }
     recorded = after
@@ -189,7 +175,7 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
     } else {
       openKey = key
     }
-    return (released, statusChanged)
+    return released
   }
 
   /// Empties the redo future and returns what it held.

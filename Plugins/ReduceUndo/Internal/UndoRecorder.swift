@@ -1,7 +1,6 @@
 public import Reduce
-public import Synchronization
 
-/// The part of an ``UndoMiddleware`` that does not depend on how actions are recorded: the
+/// The part of an ``UndoMiddleware`` that does not depend on the tracked value's type: the
 /// status, store membership and status streams.
 @usableFromInline
 protocol UndoEngine: AnyObject, Sendable {
@@ -23,10 +22,6 @@ struct UndoOptions: Sendable {
   @usableFromInline let groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?
   @usableFromInline let label: (@Sendable (any Action) -> String?)?
 
-  /// Whether deciding how a change joins the history runs user code (`groupBy`, `label`), which
-  /// needs the open group read before the action, outside the lock.
-  @inlinable var decidesWithUserCode: Bool { groupBy != nil || label != nil }
-
   @usableFromInline
   init(
     limit: Int,
@@ -41,13 +36,33 @@ struct UndoOptions: Sendable {
   }
 }
 
+/// One stay of the middleware in one store: the store, and which of the middleware's
+/// attachments it was.
+///
+/// An action handled in one stay and reduced after the middleware left that store (a `next`
+/// kept by a middleware after undo) is recorded nowhere: its membership no longer matches, even
+/// if the middleware came back to the same store in the meantime.
+@usableFromInline
+struct Membership: Equatable, Sendable {
+  @usableFromInline let store: ObjectIdentifier
+  @usableFromInline let attachment: UInt64
+
+  @inlinable
+  init(store: ObjectIdentifier, attachment: UInt64) {
+    self.store = store
+    self.attachment = attachment
+  }
+}
+
 /// What an ``UndoRecorder`` keeps under its lock: the history, the store served, and the
 /// status streams.
 @usableFromInline
 struct UndoBook<Snapshot: Sendable>: Sendable {
   @usableFromInline var history: UndoHistory<Snapshot>
   /// The store served, if any.
-  @usableFromInline var store: ObjectIdentifier?
+  @usableFromInline var membership: Membership?
+  /// How many times the middleware joined a store.
+  @usableFromInline var attachments: UInt64 = 0
   /// The status last published.
   @usableFromInline var published = UndoStatus()
   @usableFromInline var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
@@ -59,116 +74,50 @@ struct UndoBook<Snapshot: Sendable>: Sendable {
   }
 }
 
-/// The tracked value before an action, noted when its reduction begins.
-@usableFromInline
-struct PendingChange<Substate: Sendable>: Sendable {
-  @usableFromInline let before: Substate
-  /// The recorder's epoch when the reduction began.
-  @usableFromInline let epoch: UInt64
-  /// The store reducing the action.
-  @usableFromInline let store: ObjectIdentifier
-
-  @inlinable
-  init(before: Substate, epoch: UInt64, store: ObjectIdentifier) {
-    self.before = before
-    self.epoch = epoch
-    self.store = store
-  }
-}
-
-/// What `willReduce` leaves for `didReduce` in one store: the store keeps one slot per
-/// recorder, and only the thread holding that store's dispatch turn touches it.
-@usableFromInline
-struct PendingSlot<Substate: Sendable> {
-  @usableFromInline var pending: PendingChange<Substate>?
-
-  /// Allocates an empty slot.
-  @inlinable
-  static func make() -> UnsafeMutablePointer<PendingSlot> {
-    let slot = UnsafeMutablePointer<PendingSlot>.allocate(capacity: 1)
-    slot.initialize(to: PendingSlot(pending: nil))
-    return slot
-  }
-
-  /// Frees a slot ``make()`` allocated.
-  @inlinable
-  static func free(_ slot: UnsafeMutablePointer<PendingSlot>) {
-    slot.deinitialize(count: 1)
-    slot.deallocate()
-  }
-
-  @inlinable
-  init(pending: PendingChange<Substate>?) {
-    self.pending = pending
-  }
-
-  /// Empties the slot and returns what it held.
-  @inlinable
-  mutating func take() -> PendingChange<Substate>? {
-    defer { pending = nil }
-    return pending
-  }
-}
-
 /// Records the changes of one tracked substate and restores them.
 ///
-/// Every call of `handle`, `willReduce` and `didReduce` happens holding the store's dispatch
-/// turn, so calls never overlap: nothing but ``detach(from:)`` changes the history between a
-/// reduction's `willReduce` and its `didReduce`, and `epoch` tells when it did. The lock guards
-/// the history against readers on other threads (`status`, `statuses`) and against `detach`.
-/// Under it run no user code (no `==`, no option closure, no deinitialiser of a tracked state)
-/// and no `next`.
+/// It records by watching: every action it handles outside a batch goes on with
+/// `next(_:watching:onReduced:)`, and the reduction's before and after values come back to
+/// ``record(_:in:)``. Its commands restore with a plain `next(ReplaceState(...))`, which it does
+/// not watch, so restoring never records a step.
 ///
-/// The recording path is `@inlinable`: ``UndoMiddleware``'s initialisers build it into closures
-/// where the store's state type is concrete, so it runs compiled for that type. An action that
-/// changes the tracked state costs two reads of it (in the store's storage, with no lock), one
-/// comparison, and one hold of the lock; one that leaves it equal takes no lock at all.
+/// Handling and recording happen holding the store's dispatch turn, so they never overlap; the
+/// lock guards the history against readers on other threads (`status`, `statuses`) and against
+/// leaving the store. Under it run no user code (no `==`, no option closure, no lens, no
+/// deinitialiser of a tracked value) and no `next`.
+///
+/// Its code is `@inlinable` and the middleware's initialisers build the closure that calls it,
+/// so where an app creates the middleware for a concrete state type it runs compiled for that
+/// type.
 @usableFromInline
 final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoEngine {
   @usableFromInline let name: String
   @usableFromInline let options: UndoOptions
-  /// Reads the tracked substate through a pointer to a state.
-  @usableFromInline let read: @Sendable (UnsafePointer<State>) -> Substate
-  /// Where the tracked substate lies in a state, when it is a stored property (0: the whole
-  /// state): it is then read there directly, without calling `read`.
-  @usableFromInline let offset: Int?
+  /// Reads the tracked substate from a state.
+  @usableFromInline let read: @Sendable (State) -> Substate
+  /// Builds the state to restore: a state with the tracked part replaced.
   @usableFromInline let embed: @Sendable (State, Substate) -> State
   @usableFromInline let book: Locked<UndoBook<Substate>>
-  /// Grows by one, under the lock, each time the store is left.
-  ///
-  /// A recording reads it without the lock before the reduction and checks it under the lock
-  /// after, so that a change made in between is dropped.
-  @usableFromInline let epoch = Atomic<UInt64>(0)
-  /// The store whose dispatch is restoring a step (0: none): the reduction hooks skip that
-  /// `ReplaceState`, so restoring never records a step.
-  @usableFromInline let restoring = Atomic<UInt>(0)
-  /// The epoch in which the history got its starting point; until then every action is
-  /// looked at under the lock, so that the first state seen becomes the baseline.
-  @usableFromInline let baselineEpoch = Atomic<UInt64>(.max)
 
   /// Creates a recorder.
   ///
   /// - Parameters:
   ///   - name: The middleware's name, for errors.
   ///   - options: The limit and the option closures.
-  ///   - read: Reads the tracked substate through a pointer to a state.
-  ///   - offset: The tracked substate's offset in a state, when `read` reads a stored property
-  ///     of type `Substate` there (0 when `Substate` is `State`).
+  ///   - read: Reads the tracked substate from a state.
   ///   - embed: Builds the state to restore: a state with the tracked part replaced.
   /// - Throws: ``UndoError/invalidLimit(_:)`` when the limit is below 1.
   @usableFromInline
   init(
     name: String,
     options: UndoOptions,
-    read: @escaping @Sendable (UnsafePointer<State>) -> Substate,
-    offset: Int?,
+    read: @escaping @Sendable (State) -> Substate,
     embed: @escaping @Sendable (State, Substate) -> State
   ) throws(UndoError) {
     guard options.limit >= 1 else { throw .invalidLimit(options.limit) }
     self.name = name
     self.options = options
     self.read = read
-    self.offset = offset
     self.embed = embed
     self.book = Locked(UndoBook(history: UndoHistory(limit: options.limit)))
   }
@@ -189,17 +138,17 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   @usableFromInline
   func attach(to store: ObjectIdentifier) throws(UndoError) {
     try book.withLock { book throws(UndoError) in
-      guard book.store == nil else { throw UndoError.alreadyAttached(name: name) }
-      book.store = store
+      guard book.membership == nil else { throw UndoError.alreadyAttached(name: name) }
+      book.attachments += 1
+      book.membership = Membership(store: store, attachment: book.attachments)
     }
   }
 
   @usableFromInline
   func detach(from store: ObjectIdentifier) -> Bool {
     let (changed, released) = book.withLock { book in
-      guard book.store == store else { return (false, UndoHistory<Substate>?.none) }
-      book.store = nil
-      epoch.wrappingAdd(1, ordering: .relaxed)
+      guard book.membership?.store == store else { return (false, UndoHistory<Substate>?.none) }
+      book.membership = nil
       var old = UndoHistory<Substate>(limit: options.limit)
       swap(&old, &book.history)
       return (Self.publishLocked(&book), old)
@@ -208,127 +157,71 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     return changed
   }
 
-  // MARK: Recording
+  // MARK: Handling
 
-  /// Carries out an ``UndoAction``, rejects a `Batch` that holds one, and passes every other
-  /// action on.
-  ///
-  /// Changes are recorded around the reduction, by `willReduce` and `didReduce`.
-  ///
-  /// - Returns: Whether the status changed.
-  @inlinable
-  func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
-    -> Bool
-  {
-    // Commands and batches are told from other actions by the type's identity: both are value
-    // types, so no other type can be cast to them.
-    let type = ActionTypeSet.key(of: action)
-    if type == UInt(bitPattern: ObjectIdentifier(UndoAction.self)),
-      let command = action as? UndoAction
-    {
-      return try perform(command, context: context, next: next)
-    }
-    if type == UInt(bitPattern: ObjectIdentifier(Batch.self)), let batch = action as? Batch,
-      Self.containsCommand(batch)
-    {
-      throw UndoError.commandInBatch
-    }
-    try next(action)
-    return false
-  }
-
-  /// Before an action is reduced: notes the tracked value in the store's slot, unless the
-  /// action is this recorder's own restore.
-  @inlinable
-  func willReduce(
-    _ state: UnsafePointer<State>, slot: UnsafeMutablePointer<PendingSlot<Substate>>,
-    store: ObjectIdentifier
-  ) {
-    guard restoring.load(ordering: .relaxed) != UInt(bitPattern: store) else { return }
-    slot.pointee.pending = PendingChange(
-      before: tracked(at: state), epoch: epoch.load(ordering: .acquiring), store: store)
-  }
-
-  /// After an action was reduced and committed: records the change it made to the tracked
-  /// value, unless the action is this recorder's own restore.
-  ///
-  /// - Returns: Whether the status changed.
-  @inlinable
-  func didReduce(
-    _ state: UnsafePointer<State>, slot: UnsafeMutablePointer<PendingSlot<Substate>>,
-    action: () -> any Action,
-    store: ObjectIdentifier
-  ) -> Bool {
-    guard restoring.load(ordering: .relaxed) != UInt(bitPattern: store),
-      let pending = slot.pointee.take()
-    else { return false }
-    let after = tracked(at: state)
-    guard pending.before != after, options.filter?(action()) ?? true else {
-      if baselineEpoch.load(ordering: .relaxed) != pending.epoch {
-        noteBaseline(pending.before, epoch: pending.epoch, store: store)
-      }
-      return false
-    }
-    guard options.decidesWithUserCode else {
-      return commit(pending, after: after, key: nil) { $0.decisionWithoutUserCode }
-    }
-    return commitDecidedByOptions(pending, after: after, action: action())
-  }
-
-  /// Records a change with `groupBy` or `label`: user code decides how it joins the history,
-  /// from the open group, outside the lock.
-  ///
-  /// - Returns: Whether the status changed.
-  @inlinable @inline(never)
-  func commitDecidedByOptions(
-    _ pending: PendingChange<Substate>, after: Substate, action: any Action
-  ) -> Bool {
-    // Only this store's turn holder changes the open group, between the reads here and the
-    // commit; a detach meanwhile is told by the epoch.
-    let grouping = book.withLock { $0.history.grouping }
-    let key = options.groupBy?(action).map(GroupKey.init)
-    let decision = decide(grouping, key: key, action: action)
-    return commit(pending, after: after, key: key) { _ in decision }
-  }
-
-  /// The tracked value in a state.
-  @inlinable @inline(__always)
-  func tracked(at state: UnsafePointer<State>) -> Substate {
-    guard let offset else { return read(state) }
-    // `offset` is where a stored property of type `Substate` lies (`MemoryLayout.offset(of:)`
-    // documents reading it through a pointer), or 0 when `Substate` is `State`.
-    return UnsafeRawPointer(state).advanced(by: offset).assumingMemoryBound(to: Substate.self)
-      .pointee
-  }
-
-  /// Records a change as a new step or into the newest one, unless the store was left since
-  /// the change began, and publishes the new status.
+  /// Carries out an ``UndoAction``, or passes any other action on, watching its reduction
+  /// unless it is one of a batch's actions.
   ///
   /// - Parameters:
-  ///   - pending: The tracked value before the action, and when and where it was noted.
-  ///   - after: The tracked value after the action.
-  ///   - key: The action's `groupBy` key.
-  ///   - decide: Whether the change merges into the newest step, and the label of the step it
-  ///     starts, from the history; called under the lock, so it must not run user code.
-  /// - Returns: Whether the status changed.
-  @inlinable @inline(__always)
-  func commit(
-    _ pending: PendingChange<Substate>, after: Substate, key: GroupKey?,
-    decide: (inout UndoHistory<Substate>) -> (merging: Bool, label: String?)
-  ) -> Bool {
-    let (changed, released) = book.withLock { book -> (Bool, Released<Substate>) in
-      guard epoch.load(ordering: .relaxed) == pending.epoch, book.store == pending.store else {
-        return (false, Released())
-      }
-      book.history.noteBaseline(pending.before)
-      baselineEpoch.store(pending.epoch, ordering: .relaxed)
-      let (merging, label) = decide(&book.history)
-      let (released, statusChanged) = book.history.record(
-        after, merging: merging, label: label, key: key)
-      return (statusChanged && Self.publishLocked(&book), released)
+  ///   - action: The action.
+  ///   - context: The store's state and error reporting.
+  ///   - next: Passes an action on.
+  ///   - middleware: The middleware to tell when the status changed.
+  /// - Throws: ``UndoError/commandInBatch`` for a command that is one of a batch's actions; the
+  ///   `DispatchError` of the rest of the chain.
+  @inlinable
+  func handle(
+    _ action: any Action, context: MiddlewareContext<State>, next: Next<State>,
+    notifying middleware: UndoMiddleware<State>
+  ) throws {
+    // Told apart by the type's identity first: cheaper than a failed cast for every action.
+    if type(of: action) == UndoAction.self, let command = action as? UndoAction {
+      guard context.batch == nil else { throw UndoError.commandInBatch }
+      if try perform(command, context: context, next: next) { middleware.statusDidChange() }
+      return
     }
-    _ = consume released
-    return changed
+    // `as any Action` keeps the existential closed, which selects `next`'s `any Action`
+    // overload: opened, it would pick the `some Action` one and run it, and the store's
+    // reduction with it, uncompiled for `State` (about 17,000 instructions more per dispatch).
+    //
+    // One of a batch's actions goes on unwatched: the batch, watched as a whole, makes the step.
+    guard context.batch == nil,
+      let membership = book.withLock({ $0.membership }), membership.store == context.storeID
+    else { return try next(action as any Action) }
+    try next(action as any Action, watching: read) { [self] reduction in
+      if record(reduction, in: membership) { middleware.statusDidChange() }
+    }
+  }
+
+  // MARK: Recording
+
+  /// Records what a reduction did to the tracked value, unless the middleware left the store
+  /// since the action was handled.
+  ///
+  /// - Parameters:
+  ///   - reduction: The action, and the tracked value before and after it.
+  ///   - membership: The store stay in which the action was handled.
+  /// - Returns: Whether the status changed.
+  @inlinable
+  func record(_ reduction: Reduction<Substate>, in membership: Membership) -> Bool {
+    let action = reduction.action
+    guard reduction.before != reduction.after, options.filter?(action) ?? true else {
+      // No step, but the first value seen is the history's starting point.
+      return change(in: membership) { history in
+        history.noteBaseline(reduction.before)
+        return Released()
+      }
+    }
+    // The open group is read first, to decide outside the lock (`groupBy` keys' `==` and
+    // `label` are user code). Only this store's dispatches change it, and they wait for this
+    // one; a detach meanwhile changes the membership, and the change is then dropped.
+    let grouping = book.withLock { $0.history.grouping }
+    let key = options.groupBy?(action).map(GroupKey.init)
+    let (merging, label) = decide(grouping, key: key, action: action)
+    return change(in: membership) { history in
+      history.noteBaseline(reduction.before)
+      return history.record(reduction.after, merging: merging, label: label, key: key)
+    }
   }
 
   /// Whether a change merges into the newest step, and the label of the step it starts; runs
@@ -349,45 +242,36 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     return (false, (grouping.depth > 0 ? grouping.groupLabel : nil) ?? options.label?(action))
   }
 
-  /// Takes `before` as the history's starting point, for an action that made no step.
-  @usableFromInline
-  func noteBaseline(_ before: Substate, epoch start: UInt64, store: ObjectIdentifier) {
-    book.withLock { book in
-      guard epoch.load(ordering: .relaxed) == start, book.store == store else { return }
-      book.history.noteBaseline(before)
-      baselineEpoch.store(start, ordering: .relaxed)
-    }
-  }
-
   // MARK: Commands
 
+  /// Carries out a command for the store of `context`, unless the middleware serves another.
+  ///
+  /// - Returns: Whether the status changed.
   @usableFromInline
   func perform(_ command: UndoAction, context: MiddlewareContext<State>, next: Next<State>)
     throws -> Bool
   {
-    let store = context.storeID
+    guard let membership = book.withLock({ $0.membership }),
+      membership.store == context.storeID
+    else { return false }
     switch command {
     case .undo:
-      return try travel(-1, context: context, next: next)
+      return try travel(-1, in: membership, context: context, next: next)
     case .redo:
-      return try travel(1, context: context, next: next)
+      return try travel(1, in: membership, context: context, next: next)
     case .jump(let offset):
-      return try travel(offset, context: context, next: next)
+      return try travel(offset, in: membership, context: context, next: next)
     case .clearHistory:
-      let start = epoch.load(ordering: .acquiring)
-      let present = context.withUnsafeState { tracked(at: $0) }
-      return commit(epoch: start, store: store) { history in
-        defer { baselineEpoch.store(start, ordering: .relaxed) }
-        return history.clear(keeping: present)
-      }
+      let present = read(context.state)
+      return change(in: membership) { $0.clear(keeping: present) }
     case .beginGroup(let label):
-      return commit(epoch: epoch.load(ordering: .acquiring), store: store) { history in
+      return change(in: membership) { history in
         history.beginGroup(label: label)
         return Released()
       }
     case .endGroup:
       var matched = true
-      let changed = commit(epoch: epoch.load(ordering: .acquiring), store: store) { history in
+      let changed = change(in: membership) { history in
         matched = history.endGroup()
         return Released()
       }
@@ -398,24 +282,20 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
 
   /// Undoes (negative) or redoes (positive) steps: restores the destination with one
   /// `ReplaceState` passed down the chain, then moves the steps.
-  private func travel(_ offset: Int, context: MiddlewareContext<State>, next: Next<State>) throws
-    -> Bool
-  {
-    let store = context.storeID
-    let start = epoch.load(ordering: .acquiring)
+  private func travel(
+    _ offset: Int, in membership: Membership, context: MiddlewareContext<State>,
+    next: Next<State>
+  ) throws -> Bool {
     let snapshot = book.withLock { book -> Substate? in
-      guard epoch.load(ordering: .relaxed) == start, book.store == store else { return nil }
+      guard book.membership == membership else { return nil }
       book.history.seal()
       return book.history.destination(ofJump: offset)?.snapshot
     }
     guard let snapshot else { return false }
     // Down the chain, not from its top: middleware before this one see the command itself (and
-    // a logger there the change it made); this middleware does not see the replacement, so
-    // restoring never records a step.
-    restoring.store(UInt(bitPattern: store), ordering: .relaxed)
-    defer { restoring.store(0, ordering: .relaxed) }
+    // a logger there the change it made). Passed on without a watch, so it records no step.
     try next(ReplaceState(embed(context.state, snapshot)))
-    return commit(epoch: start, store: store) { history in
+    return change(in: membership) { history in
       history.jump(offset)
       return Released()
     }
@@ -423,18 +303,16 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
 
   // MARK: Helpers
 
-  /// Changes the history unless the store was left since `epoch`, publishes the new status,
-  /// and releases what the change dropped after the lock.
+  /// Changes the history unless the middleware left the store of `membership`, publishes the
+  /// new status, and releases what the change dropped after the lock.
   ///
   /// - Returns: Whether the status changed.
-  private func commit(
-    epoch start: UInt64, store: ObjectIdentifier,
-    _ change: (inout UndoHistory<Substate>) -> Released<Substate>
+  @inlinable
+  func change(
+    in membership: Membership, _ change: (inout UndoHistory<Substate>) -> Released<Substate>
   ) -> Bool {
     let (changed, released) = book.withLock { book in
-      guard epoch.load(ordering: .relaxed) == start, book.store == store else {
-        return (false, Released<Substate>())
-      }
+      guard book.membership == membership else { return (false, Released<Substate>()) }
       let released = change(&book.history)
       return (Self.publishLocked(&book), released)
     }
@@ -455,8 +333,8 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     return true
   }
 
-  /// Sends a status to status streams; out of line, so that recording a step that leaves the
-  /// status as it was sets nothing up for streams.
+  /// Sends a status to status streams; out of line, so that a change that leaves the status as
+  /// it was sets nothing up for streams.
   @usableFromInline @inline(never)
   static func yield(
     _ status: UndoStatus, to sinks: [UInt64: AsyncStream<UndoStatus>.Continuation]
@@ -482,15 +360,5 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       book.sinks[id] = continuation
     }
     return stream
-  }
-
-  /// Whether a batch holds an undo command, at any depth.
-  @usableFromInline
-  static func containsCommand(_ batch: Batch) -> Bool {
-    batch.actions.contains { action in
-      if action is UndoAction { return true }
-      if let inner = action as? Batch { return containsCommand(inner) }
-      return false
-    }
   }
 }
