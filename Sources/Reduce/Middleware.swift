@@ -18,7 +18,7 @@
 /// ```
 ///
 /// To see what an action it passed on did to the state, a middleware passes it with
-/// ``Next/callAsFunction(_:watching:onReduced:)-(Action,_,_)``.
+/// ``Next/callAsFunction(_:watching:onReduced:)``.
 public protocol Middleware<State>: Sendable {
   /// The state type of the stores this middleware serves.
   associatedtype State: Sendable

@@ -53,7 +53,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///
   /// - Parameter actions: The actions, in order.
   /// - Returns: The state after the last action, or the first failure.
-  @discardableResult
+  @inlinable @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
     flow.core.dispatch(actions)
   }
@@ -70,7 +70,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///   - actions: The actions, in order.
   ///   - refusal: Asked once, holding the turn but no lock; it must not dispatch.
   /// - Returns: The state after the last action, the first failure, or the refusal.
-  @discardableResult
+  @inlinable @discardableResult
   public func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
     -> Result<State, DispatchError>
   {

@@ -35,6 +35,9 @@ public struct Next<State: Sendable>: Sendable {
 
   /// Passes an action on and watches what its reduction does to a value of the state.
   ///
+  /// It takes the action as `any Action`, such as the one `handle` was given: a concrete action
+  /// is boxed once, as for any `next`.
+  ///
   /// When the action (or what a later middleware passes on in its place) reaches the reducers,
   /// the store reads `value` from the state right before they run and right after they commit,
   /// then calls `onReduced` with both. It does so after the store's observers were told, on the
@@ -54,23 +57,6 @@ public struct Next<State: Sendable>: Sendable {
   ///   if change.before != change.after { history.append(change.before) }
   /// }
   /// ```
-  ///
-  /// - Parameters:
-  ///   - action: The action for the rest of the chain.
-  ///   - value: Reads the watched value from a state.
-  ///   - onReduced: Called with the value before and after the reduction.
-  /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers.
-  @inlinable
-  public func callAsFunction<Value: Sendable>(
-    _ action: some Action,
-    watching value: @escaping @Sendable (State) -> Value,
-    onReduced: @escaping @Sendable (Reduction<Value>) -> Void
-  ) throws(DispatchError) {
-    try pass(action, watch: Watch(value: value, onReduced: onReduced))
-  }
-
-  /// Passes on an action known as `any Action` and watches what its reduction does to a value
-  /// of the state, as ``callAsFunction(_:watching:onReduced:)-(Action,_,_)`` does.
   ///
   /// - Parameters:
   ///   - action: The action for the rest of the chain.

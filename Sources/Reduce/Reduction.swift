@@ -1,5 +1,5 @@
 /// What the reduction of one action did to a value a middleware watched: see
-/// ``Next/callAsFunction(_:watching:onReduced:)-(Action,_,_)``.
+/// ``Next/callAsFunction(_:watching:onReduced:)``.
 public struct Reduction<Value: Sendable>: Sendable {
   /// The action that was reduced: the one passed on, or what a later middleware passed on in its
   /// place.
@@ -23,10 +23,15 @@ public struct Reduction<Value: Sendable>: Sendable {
 }
 
 /// One middleware's watch of a reduction, erased over the watched value's type.
+///
+/// In three steps: `begin` reads the value before the reduction; what it returns reads the
+/// value after it; what that returns tells the middleware. The last step is separate so that
+/// the watches of a batch's actions, read when each is reduced, are told only once the batch
+/// has committed.
 @usableFromInline
 struct Watch<State: Sendable>: Sendable {
-  /// Reads the value before the reduction and returns what to call after it.
-  @usableFromInline let begin: @Sendable (State) -> @Sendable (any Action, State) -> Void
+  @usableFromInline let begin:
+    @Sendable (State) -> @Sendable (any Action, State) -> @Sendable () -> Void
 
   @inlinable
   init<Value: Sendable>(
@@ -36,7 +41,8 @@ struct Watch<State: Sendable>: Sendable {
     begin = { state in
       let before = value(state)
       return { action, state in
-        onReduced(Reduction(action: action, before: before, after: value(state)))
+        let reduction = Reduction(action: action, before: before, after: value(state))
+        return { onReduced(reduction) }
       }
     }
   }
@@ -59,7 +65,7 @@ final class WatchList<State: Sendable>: Sendable {
   /// - Returns: What to call after the reduction committed: each watch's end, outermost first.
   @inlinable
   func begin(_ state: State) -> WatchEnds<State> {
-    var ends: [@Sendable (any Action, State) -> Void] = []
+    var ends: [@Sendable (any Action, State) -> @Sendable () -> Void] = []
     var node: WatchList? = self
     while let current = node {
       ends.append(current.watch.begin(state))
@@ -72,16 +78,18 @@ final class WatchList<State: Sendable>: Sendable {
 /// The second halves of a reduction's watches.
 @usableFromInline
 struct WatchEnds<State: Sendable> {
-  @usableFromInline let ends: [@Sendable (any Action, State) -> Void]
+  @usableFromInline let ends: [@Sendable (any Action, State) -> @Sendable () -> Void]
 
   @inlinable
-  init(ends: [@Sendable (any Action, State) -> Void]) {
+  init(ends: [@Sendable (any Action, State) -> @Sendable () -> Void]) {
     self.ends = ends
   }
 
-  /// Calls every watch with the state after the reduction.
+  /// Reads every watched value after the reduction.
+  ///
+  /// - Returns: The calls that tell the middleware, outermost first.
   @inlinable
-  func end(_ action: any Action, _ state: State) {
-    for end in ends { end(action, state) }
+  func end(_ action: any Action, _ state: State) -> [@Sendable () -> Void] {
+    ends.map { $0(action, state) }
   }
 }

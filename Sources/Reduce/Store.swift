@@ -1,4 +1,5 @@
 public import Observation
+public import Synchronization
 
 /// A predictable state container: one value of `State`, changed only by dispatching actions.
 ///
@@ -43,6 +44,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///
   /// Reading it inside `withObservationTracking` (or a SwiftUI view) tracks it. While an action
   /// is reduced in place on another thread, the read waits for it to commit.
+  @inlinable
   public var state: State {
     if !core.observationEnabled.load(ordering: .relaxed) {
       core.observationEnabled.store(true, ordering: .relaxed)
@@ -116,7 +118,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   /// - Parameter actions: The actions, in order.
   /// - Returns: The state after the last action, or the first failure (the actions after it are
   ///   not dispatched).
-  @discardableResult
+  @inlinable @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
     core.dispatch(actions)
   }
@@ -136,7 +138,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///
   /// - Parameter action: The action.
   /// - Returns: The state after the action and its follow-ups, or why the action failed.
-  @discardableResult
+  @inlinable @discardableResult
   public func send(_ action: some Action) async -> Result<State, DispatchError> {
     await core.send(.dispatch(action, isFallback: false))
   }
@@ -147,7 +149,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   /// - Parameter actions: The actions, in order.
   /// - Returns: The state after the last action, or the first failure (the actions after it are
   ///   not dispatched).
-  @discardableResult
+  @inlinable @discardableResult
   public func send(_ actions: [any Action]) async -> Result<State, DispatchError> {
     await core.send(.sequence(actions))
   }

@@ -108,4 +108,25 @@ func counterWatcher(
     #expect(state.counter == 3)
     #expect(seen.values == ["Increment 0 -> 1", "Increment 1 -> 2", "Increment 2 -> 3"])
   }
+
+  @Test("watches of a batch's actions are told once the batch commits, never when it rolls back")
+  func batchActionsWatched() throws {
+    let seen = Probe<String>()
+    let watcher = AnyMiddleware<TestState>(name: "every") { action, _, next in
+      try next(action, watching: { $0.counter }) { reduction in
+        seen.append("\(type(of: reduction.action)) \(reduction.before) -> \(reduction.after)")
+      }
+    }
+    let store = try makeStore(middleware: [watcher, overdraftGuard()])
+    let subscription = store.subscribe(to: \.counter) { seen.append("observer \($0)") }
+    store.dispatch(Batch([Increment(by: 1), Batch([Increment(by: 2)])]))
+    #expect(
+      seen.values == [
+        "observer 0", "observer 3", "Increment 0 -> 1", "Increment 1 -> 3", "Batch 1 -> 3",
+        "Batch 0 -> 3",
+      ])
+    store.dispatch(Batch([Increment(by: 1), Increment(by: -10)]))
+    #expect(seen.count == 6, "the rolled-back batch told no watch")
+    subscription.cancel()
+  }
 }

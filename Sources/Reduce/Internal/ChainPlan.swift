@@ -34,6 +34,7 @@ final class ChainPlan<State: Sendable>: Sendable {
   /// Plans `type` over the part of `chain` from position `start` on, asking each middleware.
   ///
   /// It calls the middleware's ``Middleware/handles(_:)``: not under the store's lock.
+  @usableFromInline
   convenience init(
     _ type: any Action.Type, core: StoreCore<State>, chain: [MiddlewareEntry<State>],
     from start: Int = 0
@@ -94,6 +95,7 @@ final class ChainPlans<State: Sendable>: Sendable {
   }
 
   /// The snapshot with one more plan.
+  @usableFromInline
   func adding(_ plan: ChainPlan<State>) -> ChainPlans {
     ChainPlans(chain: chain, plans: plans + [plan])
   }

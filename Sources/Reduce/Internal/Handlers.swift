@@ -120,10 +120,7 @@ final class Handler<State>: @unchecked Sendable {
       actionType: ObjectIdentifier(A.self), actionName: String(describing: A.self),
       mayThrow: mayThrow
     ) { state, action in
-      guard let action = action as? A else {
-        preconditionFailure("The store routed an action of another type to a handler of \(A.self).")
-      }
-      try body(&state, action)
+      try body(&state, unwrap(action, as: A.self))
     }
   }
 
@@ -134,4 +131,20 @@ final class Handler<State>: @unchecked Sendable {
   ) -> Handler {
     Handler(actionType: nil, actionName: "any Action", mayThrow: mayThrow, body: body)
   }
+}
+
+/// The value of type `A` inside an existential that the store routed by its type, `A`.
+///
+/// The existential is opened and its type compared with `A`; the value is then read as itself.
+/// Measured: `as? A` costs about 250 instructions per handler call (a dynamic cast that
+/// searches for conversions), more than the rest of a counter's reduction.
+@inlinable
+func unwrap<A: Action>(_ action: any Action, as type: A.Type) -> A {
+  func open<Boxed: Action>(_ value: Boxed) -> A {
+    precondition(
+      Boxed.self == A.self, "The store routed an action of type \(Boxed.self) to a handler of \(A.self).")
+    // `Boxed` is `A`: a value reinterpreted as its own type.
+    return unsafeBitCast(value, to: A.self)
+  }
+  return open(action)
 }

@@ -50,14 +50,14 @@ extension StoreCore {
     _ action: any Action, plan: ChainPlan<State>, from index: Int, watches: WatchList<State>?,
     isFallback: Bool
   ) -> DispatchError? {
-    itemCounter &+= 1
+    local.pointee.itemCounter &+= 1
     let flow = Flow(
-      plan: plan, index: index, item: itemCounter, thread: .current, watches: watches, batch: nil)
-    processingFallback = isFallback
+      plan: plan, index: index, item: local.pointee.itemCounter, thread: .current, watches: watches, batch: nil)
+    local.pointee.processingFallback = isFallback
     activeItem.store(flow.item, ordering: .releasing)
     defer {
       activeItem.store(0, ordering: .releasing)
-      processingFallback = false
+      local.pointee.processingFallback = false
     }
     do throws(DispatchError) {
       try runChain(action, flow)
@@ -98,7 +98,7 @@ extension StoreCore {
 
   /// The plan for an action type: looked up, or made and kept unless the chain changed in the
   /// meantime. Making one asks the middleware, not under the lock.
-  @usableFromInline
+  @inlinable
   func plan(for type: any Action.Type) -> ChainPlan<State> {
     let plans = fields.withLock { $0.plans }
     if let plan = plans.plan(for: ObjectIdentifier(type)) { return plan }

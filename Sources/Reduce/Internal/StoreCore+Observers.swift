@@ -29,7 +29,7 @@ extension StoreCore {
         }
         return (id, !fields.closed)
       }
-      observer(state)
+      observer(local.pointee.state)
       if !isOpen { finish?() }
       return makeSubscription(id: id, flag: flag)
     }
@@ -68,7 +68,7 @@ extension StoreCore {
           as? KeyPathValue<State, Value>
       }
       let offset = MemoryLayout<State>.offset(of: path)
-      let value = existing ?? KeyPathValue(path: path, initial: state[keyPath: path])
+      let value = existing ?? KeyPathValue(path: path, initial: local.pointee.state[keyPath: path])
       let group = ScopedGroup<State>(
         value: value, keyPath: path,
         range: offset.map { $0..<($0 + MemoryLayout<Value>.size) },
@@ -154,10 +154,12 @@ extension StoreCore {
   @inlinable
   func notify(_ observers: Observers<State>?, action: any Action, old: State?, touched: [Range<Int>]?)
   {
+    let tracked = observationEnabled.load(ordering: .relaxed)
+    guard tracked || observers != nil else { return }
     // Holding the turn, this thread alone changes the state: it reads it without the lock.
-    let current = state
+    let current = local.pointee.state
     if let old, let isEqual, isEqual(old, current) { return }
-    if observationEnabled.load(ordering: .relaxed), let store {
+    if tracked, let store {
       registrar.withMutation(of: store, keyPath: \.state) {}
     }
     guard let observers, !observers.isEmpty else { return }

@@ -40,18 +40,20 @@ extension StoreCore {
     }
     guard let (route, observers) = snapshot else { return }
     let needsOld = observers?.observers.needOldState(stateIsEquatable: isEqual != nil) ?? false
-    let old: State? = (route?.mayThrow ?? false) || needsOld ? state : nil
-    let watching = flow.watches?.begin(state)
+    let old: State? = (route?.mayThrow ?? false) || needsOld ? local.pointee.state : nil
+    let watching = flow.watches?.begin(local.pointee.state)
     do {
       try applyHandlers(action, route)
     } catch {
-      if let old { state = old }
+      if let old { local.pointee.state = old }
       endChange()
       throw error
     }
     endChange()
     notify(observers?.observers, action: action, old: old, touched: route?.touched)
-    watching?.end(action, state)
+    if let watching {
+      for call in watching.end(action, local.pointee.state) { call() }
+    }
   }
 
   /// Reduces an action that is one of a `Batch`'s, into the batch's state: the batch commits or
@@ -59,13 +61,13 @@ extension StoreCore {
   @inlinable
   func stage(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
     let type = flow.plan.actionType
-    let registry = batchRegistry ?? fields.withLock { $0.registry }
+    let registry = local.pointee.batchRegistry ?? fields.withLock { $0.registry }
     let route = type == replaceStateType ? nil : registry.route(for: type)
     if route?.steps.isEmpty == true { return }
-    let watching = flow.watches?.begin(state)
+    let watching = flow.watches?.begin(local.pointee.state)
     try applyHandlers(action, route)
-    stagedReductions += 1
-    watching?.end(action, state)
+    local.pointee.stagedReductions += 1
+    if let watching { local.pointee.stagedWatchCalls += watching.end(action, local.pointee.state) }
   }
 
   /// Runs the handlers of `route` on the state in place, or replaces the state when `route` is
@@ -73,14 +75,14 @@ extension StoreCore {
   @inlinable
   func applyHandlers(_ action: any Action, _ route: Route<State>?) throws(DispatchError) {
     guard let route else {
-      if let replacement = action as? ReplaceState<State> { state = replacement.state }
+      if let replacement = action as? ReplaceState<State> { local.pointee.state = replacement.state }
       return
     }
-    inReducers = true
-    defer { inReducers = false }
+    local.pointee.inReducers = true
+    defer { local.pointee.inReducers = false }
     for step in route.steps {
       do {
-        try step.handler.body(&state, action)
+        try step.handler.body(&local.pointee.state, action)
       } catch {
         throw .reducerFailed(key: step.key, action: action, underlying: error)
       }
@@ -91,13 +93,16 @@ extension StoreCore {
   /// middleware sees it, and is reduced into the batch's state; the batch then commits as one
   /// change, or rolls back as a whole when a middleware rejects one of its actions or a handler
   /// throws.
-  @usableFromInline
+  @inlinable
   func apply(_ batch: Batch, _ flow: Flow<State>) throws(DispatchError) {
     if flow.batch != nil {
       // Nested: part of the enclosing batch, which commits or rolls back.
-      let watching = flow.watches?.begin(state)
+      let reducedBefore = local.pointee.stagedReductions
+      let watching = flow.watches?.begin(local.pointee.state)
       try runActions(of: batch, flow)
-      watching?.end(batch, state)
+      if let watching, local.pointee.stagedReductions != reducedBefore {
+        local.pointee.stagedWatchCalls += watching.end(batch, local.pointee.state)
+      }
       return
     }
     let snapshot = fields.withLock { fields -> (Registry<State>, ObserverSnapshot<State>?)? in
@@ -106,26 +111,32 @@ extension StoreCore {
       return (fields.registry, fields.observers)
     }
     guard let (registry, observers) = snapshot else { return }
-    let old = state
-    let reducedBefore = stagedReductions
-    batchRegistry = registry
-    defer { batchRegistry = nil }
-    let watching = flow.watches?.begin(state)
+    let old = local.pointee.state
+    let reducedBefore = local.pointee.stagedReductions
+    local.pointee.batchRegistry = registry
+    defer { local.pointee.batchRegistry = nil }
+    let watching = flow.watches?.begin(local.pointee.state)
     do {
       try runActions(of: batch, flow)
     } catch {
-      state = old
+      local.pointee.state = old
+      local.pointee.stagedWatchCalls = []
       endChange()
       throw error
     }
     endChange()
-    guard stagedReductions != reducedBefore else { return }
+    let stagedCalls = local.pointee.stagedWatchCalls
+    local.pointee.stagedWatchCalls = []
+    guard local.pointee.stagedReductions != reducedBefore else { return }
     notify(observers?.observers, action: batch, old: old, touched: nil)
-    watching?.end(batch, state)
+    for call in stagedCalls { call() }
+    if let watching {
+      for call in watching.end(batch, local.pointee.state) { call() }
+    }
   }
 
   /// Runs each action of a batch through the chain, as part of it.
-  @usableFromInline
+  @inlinable
   func runActions(of batch: Batch, _ flow: Flow<State>) throws(DispatchError) {
     for action in batch.actions {
       let inner = Flow(

@@ -13,7 +13,7 @@ extension StoreCore {
   @inlinable static var combiningLimit: Int { 64 }
 
   /// Whether the calling thread holds the turn.
-  @usableFromInline
+  @inlinable
   func holdsTurn(_ thread: ThreadID) -> Bool {
     fields.withLock { $0.owner == thread }
   }
@@ -21,11 +21,11 @@ extension StoreCore {
   /// Queues work behind the current action of this thread, which holds the turn.
   ///
   /// - Returns: The state at the time it was queued.
-  @usableFromInline
+  @inlinable
   func queue(_ work: PendingWork<State>) -> State {
     fields.withLock { fields in
       fields.pending.append(work)
-      return state
+      return local.pointee.state
     }
   }
 
@@ -41,11 +41,11 @@ extension StoreCore {
     let step = fields.withLock { fields -> TurnStep<State> in
       if fields.owner == thread {
         precondition(
-          !inReducers,
+          !local.pointee.inReducers,
           "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
         )
         fields.pending.append(work)
-        return .queued(state)
+        return .queued(local.pointee.state)
       }
       if fields.owner == nil {
         fields.owner = thread
@@ -68,6 +68,7 @@ extension StoreCore {
 
   /// Carries out `work` from a task: as ``carryOut(_:)``, but a task that finds the turn taken
   /// suspends until its work is done, instead of blocking its thread.
+  @inlinable
   func send(_ work: PendingWork<State>) async -> Result<State, DispatchError> {
     let outcome = await withCheckedContinuation { continuation in
       let thread = ThreadID.current
@@ -76,7 +77,7 @@ extension StoreCore {
         // a send from such code that did not suspend: queue it, as a dispatch would be.
         if fields.owner == thread {
           fields.pending.append(work)
-          return .queued(state)
+          return .queued(local.pointee.state)
         }
         if fields.owner == nil {
           // The task may resume on another thread: it claims the turn once it runs.
@@ -106,11 +107,11 @@ extension StoreCore {
   ///
   /// - Returns: False when this thread held it already (a re-entrant call); true when it got
   ///   it now, and must then end its work with ``finishOwnWork()``, which gives it up.
-  @usableFromInline
+  @inlinable
   func acquireTurn() -> Bool {
     let thread = ThreadID.current
     let step = fields.withLock { fields -> TurnStep<State> in
-      if fields.owner == thread { return .queued(state) }
+      if fields.owner == thread { return .queued(local.pointee.state) }
       if fields.owner == nil {
         fields.owner = thread
         return .taken
@@ -130,7 +131,7 @@ extension StoreCore {
 
   /// Runs `body` holding the turn (at once if this thread already holds it): for work that
   /// must run on this thread, such as a closure that is not `Sendable`.
-  @usableFromInline
+  @inlinable
   func withTurn<Result>(_ body: () -> Result) -> Result {
     guard acquireTurn() else { return body() }
     let result = body()
@@ -139,7 +140,7 @@ extension StoreCore {
   }
 
   /// Blocks until a request of this thread is carried out or handed the turn.
-  @usableFromInline
+  @inlinable
   func wait(for request: TurnRequest<State>) -> TurnRequest<State>.Outcome {
     guard case .thread(let condition) = request.waiter else {
       preconditionFailure("Only a thread's request is waited for by blocking.")
@@ -157,7 +158,7 @@ extension StoreCore {
   }
 
   /// Records that the calling thread holds the turn it was handed.
-  @usableFromInline
+  @inlinable
   func claimTurn() {
     let thread = ThreadID.current
     fields.withLock { $0.owner = thread }
@@ -178,15 +179,29 @@ extension StoreCore {
   /// - Returns: The state after this thread's work and its follow-ups, and no other's.
   @inlinable
   func finishOwnWork() -> State {
-    runQueued(from: 0)
-    let result = state
-    serveRequests()
-    return result
+    while true {
+      // One hold of the lock, in the common case: nothing queued, nobody waiting.
+      let next = fields.withLock { fields -> FinishStep<State> in
+        if !fields.pending.isEmpty { return .run(fields.pending.removeFirst()) }
+        if fields.incomingHead < fields.incoming.count { return .serve(local.pointee.state) }
+        fields.owner = nil
+        return .done(local.pointee.state)
+      }
+      switch next {
+      case .run(let work):
+        _ = perform(work)
+      case .serve(let result):
+        serveRequests()
+        return result
+      case .done(let result):
+        return result
+      }
+    }
   }
 
   /// Runs, in order, the work queued from position `mark` on (the follow-ups of the action just
   /// processed), before the work queued earlier.
-  @usableFromInline
+  @inlinable
   func runQueued(from mark: Int) {
     while let work = fields.withLock({ $0.pending.count > mark ? $0.pending.remove(at: mark) : nil })
     {
@@ -199,14 +214,16 @@ extension StoreCore {
   ///
   /// A request that needs the turn itself, or the first one past ``combiningLimit``, is handed
   /// the turn instead, and serves the rest.
-  @usableFromInline
+  @inlinable
   func serveRequests() {
     var served = 0
     while true {
       let next = fields.withLock { fields -> (TurnRequest<State>, handedOver: Bool)? in
         guard fields.incomingHead < fields.incoming.count else {
-          fields.incoming.removeAll(keepingCapacity: fields.incoming.count < 1024)
-          fields.incomingHead = 0
+          if !fields.incoming.isEmpty {
+            fields.incoming.removeAll(keepingCapacity: fields.incoming.count < 1024)
+            fields.incomingHead = 0
+          }
           fields.owner = nil
           return nil
         }
@@ -226,13 +243,13 @@ extension StoreCore {
       guard let work = request.work else { return }
       let failure = perform(work)
       runQueued(from: 0)
-      complete(request, with: failure.map(Result.failure) ?? .success(state))
+      complete(request, with: failure.map(Result.failure) ?? .success(local.pointee.state))
       served += 1
     }
   }
 
   /// Hands a request its result and wakes its requester.
-  @usableFromInline
+  @inlinable
   func complete(_ request: TurnRequest<State>, with result: Result<State, DispatchError>) {
     fields.withLock { _ in
       request.outcome = .done(result)
@@ -253,4 +270,15 @@ enum TurnStep<State: Sendable> {
   case taken
   /// Another thread holds it: the request waits for that thread.
   case waiting(TurnRequest<State>)
+}
+
+/// What the turn holder does next when its own work is done.
+@usableFromInline
+enum FinishStep<State: Sendable> {
+  /// Run a follow-up it queued.
+  case run(PendingWork<State>)
+  /// Its result is this state; carry out the requests that arrived meanwhile.
+  case serve(State)
+  /// Its result is this state; the turn was given up.
+  case done(State)
 }

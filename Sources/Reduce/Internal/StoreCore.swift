@@ -67,6 +67,31 @@ struct CoreFields<State: Sendable> {
   init() {}
 }
 
+/// The state of a store and what the thread holding its turn keeps for itself.
+@usableFromInline
+struct TurnFields<State: Sendable> {
+  /// The state. Only the turn holder writes it; other threads read it under the lock, once
+  /// `changingState` is clear.
+  @usableFromInline var state: State
+  /// Turn holder only: the number of dispatch items processed.
+  @usableFromInline var itemCounter: UInt64 = 0
+  /// Turn holder only: whether the item being processed is a fallback action.
+  @usableFromInline var processingFallback = false
+  /// Turn holder only: whether reducers are running (they may not read the store).
+  @usableFromInline var inReducers = false
+  /// Turn holder only: the mutators a `Batch` being applied uses for all its actions.
+  @usableFromInline var batchRegistry: Registry<State>?
+  /// Turn holder only: how many actions inside batches reached a handler.
+  @usableFromInline var stagedReductions = 0
+  /// Turn holder only: the watch calls of the actions of the batch being applied, made once it
+  /// commits.
+  @usableFromInline var stagedWatchCalls: [@Sendable () -> Void] = []
+
+  init(state: State) {
+    self.state = state
+  }
+}
+
 /// The engine behind a ``Store``: the state, the dispatch turn, the registries and observers.
 ///
 /// Dispatches are serialized by a *turn* (`StoreCore+Turn.swift`): one thread at a time runs
@@ -87,19 +112,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let fields = Locked(CoreFields<State>())
   @usableFromInline let turnChanged = Condition()
   @usableFromInline let stateCommitted = Condition()
-  /// The state; see the class's comment for who may touch it.
-  @usableFromInline var state: State
-
-  /// Turn holder only: the number of dispatch items processed.
-  @usableFromInline var itemCounter: UInt64 = 0
-  /// Turn holder only: whether the item being processed is a fallback action.
-  @usableFromInline var processingFallback = false
-  /// Turn holder only: whether reducers are running (they may not read the store).
-  @usableFromInline var inReducers = false
-  /// Turn holder only: the mutators a `Batch` being applied uses for all its actions.
-  @usableFromInline var batchRegistry: Registry<State>?
-  /// Turn holder only: how many actions inside batches reached a handler.
-  @usableFromInline var stagedReductions = 0
+  /// The state and the turn holder's own fields: see the class's comment for who may touch
+  /// them.
+  @usableFromInline let turn: Exclusive<TurnFields<State>>
 
   /// The dispatch item being processed by the turn holder (0 when none), so that a `next` can
   /// tell a call inside its own dispatch from a later one without taking the lock.
@@ -117,7 +132,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let replaceStateType = ObjectIdentifier(ReplaceState<State>.self)
 
   init(initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?) {
-    state = initialState
+    turn = Exclusive(TurnFields(state: initialState))
     self.fallback = fallback
     if let equatable = State.self as? any (Equatable & Sendable).Type {
       isEqual = Self.equality(of: equatable)
@@ -140,6 +155,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   @inlinable var identifier: ObjectIdentifier { ObjectIdentifier(self) }
 
+  /// The state and the turn holder's own fields, in place.
+  @inlinable var local: UnsafeMutablePointer<TurnFields<State>> { turn.address }
+
   /// A new identifier for a sink or a stream; the lock must be held.
   func makeID(_ fields: inout CoreFields<State>) -> UInt64 {
     fields.lastID &+= 1
@@ -159,10 +177,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       waitingOn: stateCommitted, while: { $0.changingState && $0.owner != thread }
     ) { fields in
       precondition(
-        !(fields.changingState && inReducers),
+        !(fields.changingState && local.pointee.inReducers),
         "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
       )
-      return state
+      return local.pointee.state
     }
   }
 
@@ -190,7 +208,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Dispatches actions one after another in one turn; stops at the first failure.
-  @usableFromInline
+  @inlinable
   func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
     carryOut(.sequence(actions))
   }
@@ -198,7 +216,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Dispatches actions one after another in one turn, unless `refusal`, asked once this thread
   /// holds the turn (at once when it already holds it), says why not: then nothing runs, and
   /// that error is returned without being published.
-  @usableFromInline
+  @inlinable
   func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
     -> Result<State, DispatchError>
   {
@@ -216,7 +234,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   /// Runs actions one after another, each with the follow-ups it queues, holding the turn;
   /// stops at the first failure.
-  @usableFromInline
+  @inlinable
   func runSequence(_ actions: [any Action]) -> DispatchError? {
     for action in actions {
       let mark = fields.withLock { $0.pending.count }
@@ -228,14 +246,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Continues a flow whose `next` was called after its dispatch ended, as a dispatch of its own.
-  @usableFromInline
+  @inlinable
   func resume(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
     if fields.withLock({ $0.closed }) { return }
     if case .failure(let failure) = carryOut(.resume(action, flow)) { throw failure }
   }
 
   /// Runs one piece of work, holding the turn; returns its failure.
-  @usableFromInline
+  @inlinable
   func perform(_ work: PendingWork<State>) -> DispatchError? {
     switch work {
     case .dispatch(let action, let isFallback):
@@ -254,13 +272,13 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func report(_ error: DispatchError) {
     publish(error)
     guard let fallback else { return }
-    if holdsTurn(.current) && processingFallback { return }
+    if holdsTurn(.current) && local.pointee.processingFallback { return }
     guard let action = fallback(error) else { return }
     _ = carryOut(.dispatch(action, isFallback: true))
   }
 
   /// Publishes a failure of the turn holder's dispatch and queues the fallback action.
-  @usableFromInline
+  @inlinable
   func handleFailure(_ error: DispatchError, isFallback: Bool) {
     publish(error)
     if !isFallback, let fallback, let next = fallback(error) {
@@ -269,7 +287,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Sends a failure to every iterator of `errors`.
-  @usableFromInline
+  @inlinable
   func publish(_ error: DispatchError) {
     let sinks = fields.withLock { $0.errorSinks }
     for sink in sinks.values { sink.yield(error) }
