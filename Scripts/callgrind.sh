@@ -1,21 +1,45 @@
 #!/usr/bin/env bash
-# Prints the instructions per dispatch of one reduce-bench workload, counted by callgrind.
+# Counts instructions per dispatch of reduce-bench workloads with callgrind.
 #
-#   Scripts/callgrind.sh [WORKLOAD]        (default: counter)
+#   Scripts/callgrind.sh [WORKLOAD]   instructions per dispatch of one workload (default: counter)
+#   Scripts/callgrind.sh --budgets    every instruction budget: a table of workload,
+#                                     instructions, budget and met; exits 1 when one is missed
 #
-# It runs the workload's store twice, with 10,000 and 110,000 dispatches, and divides the
+# Each count runs the workload's store twice, with 10,000 and 110,000 dispatches, and divides the
 # difference of the two instruction totals by 100,000: set-up and start-up cancel out.
-# Instruction counts do not depend on the machine's load, unlike times.
+# Instruction counts do not depend on the machine's load, unlike times. The budgets live with
+# the workloads (Sources/reduce-bench); `reduce-bench --list-budgets` names the workloads to
+# count and `reduce-bench --check-instructions NAME=COUNT ...` judges the counts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-workload="${1:-counter}"
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 swift build -c release --product reduce-bench >&2
 bench="$(swift build -c release --show-bin-path)/reduce-bench"
-count() {
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bench" --profile "$workload" --dispatches "$1" 2>&1 \
+
+# Instructions callgrind counts for WORKLOAD's store with N dispatches: total (WORKLOAD, N).
+total() {
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bench" --profile "$1" --dispatches "$2" 2>&1 \
     | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
-small=$(count 10000)
-large=$(count 110000)
-echo "$workload: $(( (large - small) / 100000 )) instructions per dispatch"
+
+# Instructions per dispatch of WORKLOAD.
+per_dispatch() {
+  local small large
+  small=$(total "$1" 10000)
+  large=$(total "$1" 110000)
+  [[ -n "$small" && -n "$large" ]] || { echo "callgrind.sh: callgrind counted nothing for $1" >&2; exit 2; }
+  echo $(( (large - small) / 100000 ))
+}
+
+if [[ "${1:-}" == "--budgets" ]]; then
+  checks=()
+  for workload in $("$bench" --list-budgets); do
+    count=$(per_dispatch "$workload")
+    echo "$workload: $count instructions per dispatch" >&2
+    checks+=(--check-instructions "$workload=$count")
+  done
+  exec "$bench" "${checks[@]}"
+fi
+
+workload="${1:-counter}"
+echo "$workload: $(per_dispatch "$workload") instructions per dispatch"

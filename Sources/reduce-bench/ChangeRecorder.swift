@@ -1,7 +1,8 @@
 import Reduce
 
-/// Records the last changes of one value of a store's state, with the action that made each:
-/// the third-party recorder plugin of Guides/WritingMiddleware.md, built on the public API
+/// Records the last changes of one value of a store's state, with the action that made each.
+///
+/// The third-party recorder plugin of Guides/WritingMiddleware.md, built on the public API
 /// alone. The `custom-recorder` workload measures it against the undo plugin.
 final class ChangeRecorder<State: Sendable, Value: Equatable & Sendable>: Middleware {
   /// One recorded change.

@@ -4,8 +4,11 @@ struct Workload {
   let name: String
   /// The number of dispatches of a full run.
   let dispatches: Int
-  /// What it is for, printed under the table.
+  /// What it is for, printed in the table.
   let target: Target?
+  /// Who dispatches at once, for a workload of many threads or tasks ("8 threads"): its table
+  /// adds a line with its throughput in all, against `counter`'s on one thread.
+  let concurrency: String?
   /// Builds a store and returns the timed part: `count` dispatches.
   let store: (_ count: Int) throws -> () -> Void
   /// Builds a plain value and returns the timed part: the same reducers, called `count` times.
@@ -15,6 +18,7 @@ struct Workload {
 
   init(
     _ name: String, dispatches: Int = 1_000_000, target: Target? = nil,
+    concurrency: String? = nil,
     store: @escaping (Int) throws -> () -> Void,
     baseline: @escaping (Int) -> () -> Void,
     segments: ((Int) throws -> (store: [Double], baseline: [Double]))? = nil
@@ -22,6 +26,7 @@ struct Workload {
     self.name = name
     self.dispatches = dispatches
     self.target = target
+    self.concurrency = concurrency
     self.store = store
     self.baseline = baseline
     self.segments = segments
@@ -29,23 +34,45 @@ struct Workload {
 }
 
 /// A performance target from the project's compass.
+///
+/// Costs on one thread are budgets of instructions per dispatch, counted by callgrind
+/// (`Scripts/callgrind.sh --budgets`): they do not depend on the machine or its load. A timed
+/// run prints them and leaves their verdict to that script. What only a clock can tell (many
+/// threads at once, flatness as a run grows) is a target on times of the same run.
 enum Target {
-  /// At most this many nanoseconds per dispatch through the store.
-  case nanoseconds(Double)
-  /// At most this many times the store time of another workload.
+  /// At most this many instructions per dispatch through the store.
+  case instructions(Int)
+  /// At most this many times another workload's instructions per dispatch.
+  case instructionsRelative(to: String, factor: Double)
+  /// At most this many times another workload's store time per dispatch, in the same run.
   case relative(to: String, factor: Double)
-  /// At most this many nanoseconds more per dispatch than another workload's store time.
-  case overhead(over: String, nanoseconds: Double)
   /// Flat as the run grows: no tenth of the run costs more than this many times the first
   /// tenth, per dispatch (an O(n) copy per dispatch would grow with the size).
   case flat(Double)
 
   var text: String {
     switch self {
-    case .nanoseconds(let limit): "≤ \(format(limit)) ns"
-    case .relative(let other, let factor): "≤ \(format(factor))× \(other)"
-    case .overhead(let other, let limit): "≤ \(other) + \(format(limit)) ns"
+    case .instructions(let limit): "≤ \(grouped(limit)) instructions"
+    case .instructionsRelative(let other, let factor):
+      "≤ \(formatFactor(factor))× \(other) instructions"
+    case .relative(let other, let factor): "≤ \(formatFactor(factor))× \(other)"
     case .flat(let factor): "flat: every tenth ≤ \(format(factor))× the first"
+    }
+  }
+
+  /// Whether callgrind checks it, rather than a timed run.
+  var countsInstructions: Bool {
+    switch self {
+    case .instructions, .instructionsRelative: true
+    case .relative, .flat: false
+    }
+  }
+
+  /// The workload it compares with, if any.
+  var reference: String? {
+    switch self {
+    case .instructionsRelative(let other, _), .relative(let other, _): other
+    case .instructions, .flat: nil
     }
   }
 }
@@ -57,12 +84,15 @@ struct Measurement {
   let storeNanoseconds: Double
   let baselineNanoseconds: Double
   let target: Target?
+  let concurrency: String?
   /// For growing workloads: the store's time per dispatch in each tenth of the run.
   let segmentNanoseconds: [Double]
   /// For growing workloads: the store's time over the baseline's in each tenth of the run.
   let segmentRatios: [Double]
 
   var ratio: Double { storeNanoseconds / max(baselineNanoseconds, 0.001) }
+  /// Dispatches per second through the store, all threads or tasks together.
+  var dispatchesPerSecond: Double { 1e9 / max(storeNanoseconds, 0.001) }
 }
 
 /// Elapsed wall-clock nanoseconds of `body`.
@@ -106,6 +136,7 @@ func measure(_ workload: Workload, quick: Bool, repetitions: Int) throws -> Meas
   return Measurement(
     name: workload.name, dispatches: count, storeNanoseconds: median(storeTimes),
     baselineNanoseconds: median(baselineTimes), target: workload.target,
+    concurrency: workload.concurrency,
     segmentNanoseconds: segmentNanoseconds, segmentRatios: segmentRatios)
 }
 

@@ -29,29 +29,34 @@ func pluginWorkload(
 }
 
 func pluginWorkloads() -> [Workload] {
-  let passThrough = Target.overhead(over: "counter", nanoseconds: 50)
-  return [
-    pluginWorkload("thunk", target: passThrough) { ThunkMiddleware<CounterState, Void>() },
+  [
+    pluginWorkload("thunk", target: nil) { ThunkMiddleware<CounterState, Void>() },
     Workload(
-      "thunk-sync", dispatches: 200_000,
+      "thunk-sync", dispatches: 200_000, target: .instructions(5_000),
       store: { count in
         let store = try counterStore(middleware: [ThunkMiddleware<CounterState, Void>()])
         let thunk = Thunk<CounterState, Void> { context in context.dispatch(Increment()) }
         return { for _ in 0..<count { store.dispatch(thunk) } }
       },
       baseline: counterBaseline),
-    pluginWorkload("throttle", target: passThrough) {
+    pluginWorkload("throttle", target: nil) {
       try ThrottleMiddleware<CounterState>(rules: [
         .throttle(Scrolled.self, for: .seconds(1), latest: true)
       ])
     },
-    pluginWorkload("logging-json", dispatches: 50_000, target: .nanoseconds(2_000)) {
+    pluginWorkload("logging-json", dispatches: 50_000, target: nil) {
       LoggingMiddleware<CounterState>(format: .jsonLines, sink: DiscardingSink())
     },
     pluginWorkload("logging-text", dispatches: 50_000, target: nil) {
       LoggingMiddleware<CounterState>(format: .text(style: .compact), sink: DiscardingSink())
     },
-    pluginWorkload("undo", target: passThrough) { try UndoMiddleware<CounterState>(limit: 10_000) },
+    pluginWorkload("undo", target: .instructions(2_500)) {
+      try UndoMiddleware<CounterState>(limit: 10_000)
+    },
+    pluginWorkload("custom-recorder", target: .instructionsRelative(to: "undo", factor: 1.5)) {
+      // The third-party recorder of Guides/WritingMiddleware.md, on the public API alone.
+      ChangeRecorder<CounterState, Int>(watching: \.counter)
+    },
     Workload(
       "undo-scoped", dispatches: 200_000,
       store: { count in

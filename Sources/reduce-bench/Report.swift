@@ -4,23 +4,63 @@ func format(_ value: Double) -> String {
   return scaled == scaled.rounded() ? String(Int(scaled)) : String(scaled)
 }
 
+/// A factor with up to two decimals: 2.5, 3.33.
+func formatFactor(_ value: Double) -> String {
+  let scaled = (value * 100).rounded() / 100
+  return scaled == scaled.rounded() ? String(Int(scaled)) : String(scaled)
+}
+
+/// A whole number with its thousands grouped: 12,345.
+func grouped(_ value: Int) -> String {
+  let digits = String(value.magnitude)
+  var text = ""
+  for (index, digit) in digits.enumerated() {
+    if index > 0 && (digits.count - index) % 3 == 0 { text += "," }
+    text.append(digit)
+  }
+  return value < 0 ? "-" + text : text
+}
+
 /// Whether a measurement meets its target, given the other measurements of the run;
-/// nil when there is no target or the workload it refers to was not run.
+/// nil when there is no target, the workload it refers to was not run, or the target is an
+/// instruction budget (callgrind checks those: `Scripts/callgrind.sh --budgets`).
 func verdict(_ measurement: Measurement, among all: [Measurement]) -> Bool? {
   guard let target = measurement.target else { return nil }
   switch target {
-  case .nanoseconds(let limit):
-    return measurement.storeNanoseconds <= limit
+  case .instructions, .instructionsRelative:
+    return nil
   case .relative(let other, let factor):
     guard let reference = all.first(where: { $0.name == other }) else { return nil }
     return measurement.storeNanoseconds <= reference.storeNanoseconds * factor
-  case .overhead(let other, let limit):
-    guard let reference = all.first(where: { $0.name == other }) else { return nil }
-    return measurement.storeNanoseconds - reference.storeNanoseconds <= limit
   case .flat(let factor):
     guard let first = measurement.segmentNanoseconds.first else { return nil }
     return measurement.segmentNanoseconds.allSatisfy { $0 <= first * factor }
   }
+}
+
+/// The table's "met" cell: yes, NO, "callgrind" for an instruction budget, or nothing.
+func metText(_ measurement: Measurement, among all: [Measurement]) -> String {
+  if measurement.target?.countsInstructions == true { return "callgrind" }
+  return verdict(measurement, among: all).map { $0 ? "yes" : "NO" } ?? ""
+}
+
+/// A line on a workload of many threads or tasks: its throughput in all, and the share of
+/// `counter`'s throughput on one thread that it reaches, when `counter` ran too.
+func throughputLine(_ measurement: Measurement, among all: [Measurement]) -> String? {
+  guard let concurrency = measurement.concurrency else { return nil }
+  var line =
+    "\(measurement.name) (\(concurrency)): \(millions(measurement.dispatchesPerSecond)) dispatches/s in all"
+  if let counter = all.first(where: { $0.name == "counter" }) {
+    let share = measurement.dispatchesPerSecond / counter.dispatchesPerSecond
+    line +=
+      ", \(format(share * 100))% of counter's \(millions(counter.dispatchesPerSecond))/s on one thread"
+  }
+  return line
+}
+
+/// Dispatches per second in millions: "38.2 M".
+func millions(_ perSecond: Double) -> String {
+  format(perSecond / 1e6) + " M"
 }
 
 func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
@@ -32,7 +72,7 @@ func tableReport(_ results: [Measurement], quick: Bool, repetitions: Int) -> Str
   let header = ["workload", "dispatches", "store ns", "bare ns", "ratio", "target", "met"]
   var rows: [[String]] = []
   for result in results {
-    let met = verdict(result, among: results).map { $0 ? "yes" : "NO" } ?? ""
+    let met = metText(result, among: results)
     rows.append([
       result.name, String(result.dispatches), format(result.storeNanoseconds),
       format(result.baselineNanoseconds), format(result.ratio) + "×",
@@ -57,9 +97,15 @@ func tableReport(_ results: [Measurement], quick: Bool, repetitions: Int) -> Str
     lines.append("\(result.name) ns per dispatch in each tenth of the run: \(times)")
     lines.append("\(result.name) ratio to the baseline in each tenth: \(ratios)")
   }
+  lines += results.compactMap { throughputLine($0, among: results) }
   lines.append(
-    "median of \(repetitions) runs per side after a warm-up; ns per dispatch"
+    "median of \(repetitions) runs per side after a warm-up; ns per dispatch (of many threads:"
+      + " wall time over all their dispatches)"
       + (quick ? "; --quick: counts are 1/1000, not a measurement" : ""))
+  if results.contains(where: { $0.target?.countsInstructions == true }) {
+    lines.append(
+      "instruction budgets (met: callgrind) are checked by Scripts/callgrind.sh --budgets")
+  }
   return lines.joined(separator: "\n")
 }
 
@@ -100,6 +146,9 @@ func jsonReport(_ results: [Measurement]) -> String {
       let met = verdict(result, among: results).map { $0 ? "true" : "false" } ?? "null"
       fields.append("\"met\":\(met)")
     }
+    if result.concurrency != nil {
+      fields.append("\"dispatches_per_second\":\(jsonNumber(result.dispatchesPerSecond))")
+    }
     if !result.segmentRatios.isEmpty {
       fields.append(
         "\"segment_ns\":[\(result.segmentNanoseconds.map(jsonNumber).joined(separator: ","))]")
@@ -109,4 +158,64 @@ func jsonReport(_ results: [Measurement]) -> String {
     return "{" + fields.joined(separator: ",") + "}"
   }
   return "{\"workloads\":[" + objects.joined(separator: ",") + "]}"
+}
+
+// MARK: Instruction budgets
+
+/// The names of the workloads with an instruction budget and of the workloads those budgets
+/// refer to, in the order of `workloads`: what `Scripts/callgrind.sh --budgets` counts.
+func budgetedNames(_ workloads: [Workload]) -> [String] {
+  let budgeted = workloads.compactMap { workload in
+    workload.target?.countsInstructions == true ? workload : nil
+  }
+  let needed = Set(budgeted.map(\.name) + budgeted.compactMap { $0.target?.reference })
+  return workloads.map(\.name).filter(needed.contains)
+}
+
+/// The instruction budgets table: each counted workload's instructions per dispatch against its
+/// budget.
+///
+/// - Parameters:
+///   - counts: Instructions per dispatch by workload name, as callgrind counted them.
+///   - workloads: The workloads, for their budgets and their order.
+/// - Returns: The table, and whether every budget of a counted workload is met (a budget whose
+///   reference was not counted is missed).
+func budgetReport(_ counts: [String: Int], workloads: [Workload]) -> (text: String, met: Bool) {
+  var rows: [[String]] = []
+  var allMet = true
+  for workload in workloads {
+    guard let count = counts[workload.name] else { continue }
+    var budget = ""
+    var met = ""
+    switch workload.target {
+    case .instructions(let limit)?:
+      budget = "≤ \(grouped(limit))"
+      met = count <= limit ? "yes" : "NO"
+    case .instructionsRelative(let other, let factor)?:
+      if let reference = counts[other] {
+        let limit = Double(reference) * factor
+        budget = "≤ \(formatFactor(factor))× \(other) = \(grouped(Int(limit)))"
+        met = Double(count) <= limit ? "yes" : "NO"
+      } else {
+        budget = "≤ \(formatFactor(factor))× \(other) (not counted)"
+        met = "NO"
+      }
+    default:
+      budget = "(reference)"
+    }
+    if met == "NO" { allMet = false }
+    rows.append([workload.name, grouped(count), budget, met])
+  }
+  let header = ["workload", "instructions", "budget", "met"]
+  let widths = header.indices.map { column in
+    ([header] + rows).map { $0[column].count }.max() ?? 0
+  }
+  func line(_ cells: [String]) -> String {
+    cells.enumerated().map { index, cell in pad(cell, widths[index], right: index == 1) }
+      .joined(separator: "  ")
+  }
+  let lines =
+    [line(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+    + rows.map(line) + ["instructions per dispatch, counted by callgrind"]
+  return (lines.joined(separator: "\n"), allMet)
 }

@@ -186,14 +186,14 @@ func largeArraySegments(_ count: Int) throws -> (store: [Double], baseline: [Dou
 func coreWorkloads() -> [Workload] {
   [
     Workload(
-      "counter", target: .nanoseconds(60),
+      "counter", target: .instructions(600),
       store: { count in
         let store = try counterStore()
         return { for _ in 0..<count { store.dispatch(Increment()) } }
       },
       baseline: counterBaseline),
     Workload(
-      "counter+3mw", target: .overhead(over: "counter", nanoseconds: 150),
+      "counter+3mw",
       store: { count in
         let store = try counterStore(middleware: [
           passThrough("a"), passThrough("b"), passThrough("c"),
@@ -202,14 +202,14 @@ func coreWorkloads() -> [Workload] {
       },
       baseline: counterBaseline),
     Workload(
-      "ten-substates", target: .nanoseconds(100),
+      "ten-substates", target: .instructions(1_500),
       store: { count in
         let store = try Store(initialState: TenState(), mutators: tenMutators)
         return { for index in 0..<count { dispatchRoundRobin(store, index) } }
       },
       baseline: tenSubstatesBaseline),
     subscribersWorkload(100, target: nil),
-    subscribersWorkload(1000, target: .relative(to: "subscribers-100", factor: 2)),
+    subscribersWorkload(1000, target: .instructionsRelative(to: "subscribers-100", factor: 2.5)),
     Workload(
       "idle-subscribers-1000", target: .relative(to: "ten-substates", factor: 2),
       store: { count in
@@ -274,5 +274,5 @@ func subscribersWorkload(_ subscribers: Int, target: Target?) -> Workload {
 }
 
 func allWorkloads() -> [Workload] {
-  coreWorkloads() + pluginWorkloads()
+  coreWorkloads() + concurrentWorkloads() + pluginWorkloads()
 }

@@ -48,9 +48,79 @@ enum BenchCommand {
     let names = Set(result.standardOutput.split(separator: "\n").map(String.init))
     let expected: Set = [
       "counter", "counter+3mw", "ten-substates", "subscribers-100", "subscribers-1000",
-      "mutators-100", "large-array", "thunk", "throttle", "logging-json", "logging-text", "undo",
+      "mutators-100", "large-array", "contended-8", "send-1000", "thunk", "thunk-sync", "throttle",
+      "logging-json", "logging-text", "undo", "custom-recorder",
     ]
     #expect(expected.isSubset(of: names))
+  }
+
+  @Test(
+    "a workload of many threads or tasks runs in quick mode, with counter, and reports its throughput",
+    arguments: ["contended-8", "send-1000"])
+  func concurrent(name: String) throws {
+    let result = try BenchCommand.run([
+      "--quick", "--json", "--repetitions", "1", "--filter", name,
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let workloads = try #require(json["workloads"] as? [[String: Any]])
+    #expect(workloads.first?["name"] as? String == "counter", "the workload it compares with")
+    let workload = try #require(workloads.first { $0["name"] as? String == name })
+    #expect(workload["dispatches"] as? Int == 1000)
+    #expect((workload["dispatches_per_second"] as? Double ?? 0) > 0)
+    #expect((workload["target"] as? String)?.hasSuffix("× counter") == true)
+    #expect(workload["met"] is Bool, "compared with counter of the same run")
+  }
+
+  @Test("instruction budgets: the timed table leaves them to callgrind")
+  func budgetsInTable() throws {
+    let result = try BenchCommand.run([
+      "--quick", "--repetitions", "1", "--filter", "counter",
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let counter = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("counter ") }
+    #expect(counter?.contains("≤ 600 instructions") == true)
+    #expect(counter?.contains("callgrind") == true)
+  }
+
+  @Test("--list-budgets names the workloads callgrind counts, references included")
+  func listBudgets() throws {
+    let result = try BenchCommand.run(["--list-budgets"])
+    #expect(result.status == 0)
+    let names = result.standardOutput.split(separator: "\n").map(String.init)
+    #expect(
+      names == [
+        "counter", "ten-substates", "subscribers-100", "subscribers-1000", "thunk-sync", "undo",
+        "custom-recorder",
+      ])
+  }
+
+  @Test("--check-instructions prints the budgets table and exits 1 on a miss")
+  func checkInstructions() throws {
+    let met = try BenchCommand.run([
+      "--check-instructions", "counter=400", "--check-instructions", "undo=1000",
+      "--check-instructions", "custom-recorder=1500",
+    ])
+    #expect(met.status == 0, "\(met.standardOutput)")
+    let lines = met.standardOutput.split(separator: "\n").map(String.init)
+    #expect(lines.first?.hasPrefix("workload") == true)
+    #expect(
+      lines.contains { $0.hasPrefix("counter ") && $0.contains("≤ 600") && $0.hasSuffix("yes") })
+    #expect(
+      lines.contains { $0.hasPrefix("custom-recorder ") && $0.contains("≤ 1.5× undo = 1,500") })
+
+    let missed = try BenchCommand.run([
+      "--check-instructions", "counter=601", "--check-instructions", "custom-recorder=10",
+    ])
+    #expect(missed.status == 1)
+    #expect(
+      missed.standardOutput.split(separator: "\n").contains {
+        $0.hasPrefix("counter ") && $0.contains("NO")
+      })
+    #expect(
+      missed.standardOutput.contains("(not counted)"),
+      "a budget whose reference was not counted is missed")
   }
 
   @Test("--help prints the usage on standard output and exits 0")
@@ -62,7 +132,11 @@ enum BenchCommand {
   }
 
   @Test(
-    "a bad argument exits 64 with a usage line", arguments: [["--bogus"], ["--repetitions", "0"]])
+    "a bad argument exits 64 with a usage line",
+    arguments: [
+      ["--bogus"], ["--repetitions", "0"], ["--check-instructions", "counter"],
+      ["--check-instructions", "nobody=1"],
+    ])
   func usageError(arguments: [String]) throws {
     let result = try BenchCommand.run(arguments)
     #expect(result.status == 64)

@@ -1,0 +1,86 @@
+import Foundation
+import Reduce
+
+// MARK: Many threads and tasks at once
+//
+// One counter store, dispatched to from many threads or tasks at once. The store time per
+// dispatch is the wall time over all their dispatches, so the table compares the store's
+// throughput in all with `counter`'s on one thread.
+
+/// The share of `count` dispatches that thread or task `index` of `parts` makes: they add up to
+/// `count` exactly.
+func share(of count: Int, among parts: Int, index: Int) -> Int {
+  count / parts + (index < count % parts ? 1 : 0)
+}
+
+/// Starts `threads` threads that wait, and returns the timed part: it lets them all go, each
+/// running `body` with its index, and returns when every one has finished.
+///
+/// The returned closure must be called once: until then, the threads wait.
+func onThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) -> () -> Void {
+  let start = DispatchSemaphore(value: 0)
+  let done = DispatchSemaphore(value: 0)
+  for index in 0..<threads {
+    Thread {
+      start.wait()
+      body(index)
+      done.signal()
+    }.start()
+  }
+  return {
+    for _ in 0..<threads { start.signal() }
+    for _ in 0..<threads { done.wait() }
+  }
+}
+
+/// Runs `tasks` child tasks of a task group, each running `body` with its index, and blocks the
+/// calling thread until all have finished.
+///
+/// The benchmark measures on the main thread, which is not one of the cooperative pool's:
+/// blocking it leaves every thread of the pool to the tasks.
+func onTasks(_ tasks: Int, _ body: @escaping @Sendable (Int) async -> Void) {
+  let done = DispatchSemaphore(value: 0)
+  Task.detached {
+    await withTaskGroup(of: Void.self) { group in
+      for index in 0..<tasks {
+        group.addTask { await body(index) }
+      }
+    }
+    done.signal()
+  }
+  done.wait()
+}
+
+func concurrentWorkloads() -> [Workload] {
+  [
+    Workload(
+      "contended-8", target: .relative(to: "counter", factor: 2), concurrency: "8 threads",
+      store: { count in
+        let store = try counterStore()
+        return onThreads(8) { thread in
+          for _ in 0..<share(of: count, among: 8, index: thread) { store.dispatch(Increment()) }
+        }
+      },
+      baseline: counterBaseline),
+    sendWorkload("send-1000", tasks: 1000, target: .relative(to: "counter", factor: 3.33)),
+    sendWorkload("contended-8-send", tasks: 8, target: nil),
+  ]
+}
+
+/// `tasks` tasks of a task group, each sending its share of `Increment`s to one counter store
+/// with `await store.send(_:)`.
+func sendWorkload(_ name: String, tasks: Int, target: Target?) -> Workload {
+  Workload(
+    name, target: target, concurrency: "\(grouped(tasks)) tasks",
+    store: { count in
+      let store = try counterStore()
+      return {
+        onTasks(tasks) { task in
+          for _ in 0..<share(of: count, among: tasks, index: task) {
+            await store.send(Increment())
+          }
+        }
+      }
+    },
+    baseline: counterBaseline)
+}
