@@ -96,11 +96,12 @@ extension StoreCore {
     plan(for: dispatchedType(of: action))
   }
 
-  /// The plan for an action type: looked up, or made and kept unless the chain changed in the
-  /// meantime. Making one asks the middleware, not under the lock.
+  /// The plan for an action type: looked up (in `known`, the chain's plans just read, or read
+  /// now), or made and kept unless the chain changed in the meantime. Making one asks the
+  /// middleware, not under the lock.
   @inlinable
-  func plan(for type: any Action.Type) -> ChainPlan<State> {
-    let plans = fields.withLock { $0.plans }
+  func plan(for type: any Action.Type, in known: ChainPlans<State>? = nil) -> ChainPlan<State> {
+    let plans = known ?? fields.withLock { $0.plans }
     if let plan = plans.plan(for: ObjectIdentifier(type)) { return plan }
     let plan = ChainPlan(type, core: self, chain: plans.chain)
     fields.withLock { fields in

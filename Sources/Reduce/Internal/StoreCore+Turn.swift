@@ -49,7 +49,7 @@ extension StoreCore {
       }
       if fields.owner == nil {
         fields.owner = thread
-        return .taken
+        return .taken(fields.plans)
       }
       let request = TurnRequest(work: work, waiter: .thread(Condition()))
       fields.incoming.append(request)
@@ -58,8 +58,8 @@ extension StoreCore {
     switch step {
     case .queued(let state):
       return .success(state)
-    case .taken:
-      return runOwnWork(work)
+    case .taken(let plans):
+      return runOwnWork(work, plans: plans)
     case .waiting(let request):
       guard case .done(let result) = wait(for: request) else { return runOwnWork(work) }
       return result
@@ -82,7 +82,7 @@ extension StoreCore {
         if fields.owner == nil {
           // The task may resume on another thread: it claims the turn once it runs.
           fields.owner = .handedOver
-          return .taken
+          return .taken(nil)
         }
         let request = TurnRequest(work: work, waiter: .task(continuation))
         fields.incoming.append(request)
@@ -114,7 +114,7 @@ extension StoreCore {
       if fields.owner == thread { return .queued(local.pointee.state) }
       if fields.owner == nil {
         fields.owner = thread
-        return .taken
+        return .taken(nil)
       }
       let request = TurnRequest<State>(work: nil, waiter: .thread(Condition()))
       fields.incoming.append(request)
@@ -165,9 +165,15 @@ extension StoreCore {
   }
 
   /// Runs work with the turn held, then finishes the turn.
+  ///
+  /// - Parameters:
+  ///   - work: The work.
+  ///   - plans: The chain's plans, when the caller read them as it took the turn.
   @inlinable
-  func runOwnWork(_ work: PendingWork<State>) -> Result<State, DispatchError> {
-    let failure = perform(work)
+  func runOwnWork(_ work: PendingWork<State>, plans: ChainPlans<State>? = nil)
+    -> Result<State, DispatchError>
+  {
+    let failure = perform(work, plans: plans)
     let state = finishOwnWork()
     return failure.map(Result.failure) ?? .success(state)
   }
@@ -266,8 +272,9 @@ extension StoreCore {
 enum TurnStep<State: Sendable> {
   /// It holds the turn already: its work was queued behind the current action, at this state.
   case queued(State)
-  /// The turn was free, and is its own now.
-  case taken
+  /// The turn was free, and is its own now; with the chain's plans, read in the same hold of
+  /// the lock.
+  case taken(ChainPlans<State>?)
   /// Another thread holds it: the request waits for that thread.
   case waiting(TurnRequest<State>)
 }

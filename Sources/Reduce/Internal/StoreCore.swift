@@ -60,6 +60,8 @@ struct CoreFields<State: Sendable> {
   /// Whether the turn holder is changing the state in place (reducers running, or a `Batch`
   /// being applied): other threads wait to read it.
   @usableFromInline var changingState = false
+  /// Whether a reader waits for the state to be committed: only then does a commit wake them.
+  @usableFromInline var readersWaiting = false
   /// Work the turn holder queued for itself (follow-ups), run before the result of the work
   /// that queued it is taken.
   @usableFromInline var pending: [PendingWork<State>] = []
@@ -174,7 +176,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func readState() -> State {
     let thread = ThreadID.current
     return fields.withLock(
-      waitingOn: stateCommitted, while: { $0.changingState && $0.owner != thread }
+      waitingOn: stateCommitted,
+      while: { fields in
+        let mustWait = fields.changingState && fields.owner != thread
+        if mustWait { fields.readersWaiting = true }
+        return mustWait
+      }
     ) { fields in
       precondition(
         !(fields.changingState && local.pointee.inReducers),
@@ -195,7 +202,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func endChange() {
     fields.withLock { fields in
       fields.changingState = false
-      stateCommitted.broadcast()
+      if fields.readersWaiting {
+        fields.readersWaiting = false
+        stateCommitted.broadcast()
+      }
     }
   }
 
@@ -253,11 +263,17 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Runs one piece of work, holding the turn; returns its failure.
+  ///
+  /// - Parameters:
+  ///   - work: The work.
+  ///   - plans: The chain's plans, when the caller has just read them.
   @inlinable
-  func perform(_ work: PendingWork<State>) -> DispatchError? {
+  func perform(_ work: PendingWork<State>, plans: ChainPlans<State>? = nil) -> DispatchError? {
     switch work {
     case .dispatch(let action, let isFallback):
-      process(action, plan: plan(for: action), from: 0, watches: nil, isFallback: isFallback)
+      process(
+        action, plan: plan(for: dispatchedType(of: action), in: plans), from: 0, watches: nil,
+        isFallback: isFallback)
     case .resume(let action, let flow):
       process(action, plan: flow.plan, from: flow.index, watches: flow.watches, isFallback: false)
     case .sequence(let actions):
