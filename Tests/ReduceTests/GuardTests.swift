@@ -60,15 +60,19 @@ func isGuardRejection(_ error: DispatchError?) -> Bool {
   @Test("the guard sees the batch's changes so far: each action is checked where it applies")
   func batchSeesStagedState() throws {
     let store = try bank(balance: 100)
-    let state = try store.dispatch(Batch([Increment(by: -60), Increment(by: 50), Increment(by: -80)]))
-      .get()
+    let state = try store.dispatch(
+      Batch([Increment(by: -60), Increment(by: 50), Increment(by: -80)])
+    )
+    .get()
     #expect(state.counter == 10)
   }
 
   @Test("a nested batch with one rejected action changes nothing")
   func nestedBatch() throws {
     let store = try bank(balance: 100)
-    let nested = Batch([Increment(by: 5), Batch([Increment(by: -60), Batch([Increment(by: -60)])])])
+    let nested = Batch([
+      Increment(by: 5), Batch([Increment(by: -60), Batch([Increment(by: -60)])]),
+    ])
     #expect(isGuardRejection(store.dispatch(nested).failure))
     #expect(store.state.counter == 100)
   }
@@ -116,7 +120,8 @@ func isGuardRejection(_ error: DispatchError?) -> Bool {
     #expect(store.state.counter == 3)
   }
 
-  @Test("a middleware treats a batch as one unit by passing its actions on when context.batch is set")
+  @Test(
+    "a middleware treats a batch as one unit by passing its actions on when context.batch is set")
   func batchAsUnit() throws {
     let seen = Probe<String>()
     let logger = AnyMiddleware<TestState>(name: "logger") { action, context, next in

@@ -39,7 +39,8 @@ func expectExact(_ results: [(id: Int, state: Tape?)], total: Int) {
 
 // Runs alone, and under ThreadSanitizer in CI, like every `...ConcurrencyTests` suite.
 @Suite(.serialized) struct SendConcurrencyTests {
-  @Test("10,000 concurrent tasks sending to one store all finish, each with its exact result",
+  @Test(
+    "10,000 concurrent tasks sending to one store all finish, each with its exact result",
     .timeLimit(.minutes(1)))
   func tenThousandSenders() async throws {
     let total = 10_000
@@ -54,7 +55,8 @@ func expectExact(_ results: [(id: Int, state: Tape?)], total: Int) {
     #expect(store.state.count == total)
   }
 
-  @Test("senders waiting for a busy store suspend: other tasks keep running meanwhile",
+  @Test(
+    "senders waiting for a busy store suspend: other tasks keep running meanwhile",
     .timeLimit(.minutes(1)))
   func waitingSendersDoNotStarveThePool() async throws {
     let gate = DispatchSemaphore(value: 0)
@@ -120,7 +122,8 @@ func expectExact(_ results: [(id: Int, state: Tape?)], total: Int) {
     #expect(store.state.count == 1)
   }
 
-  @Test("a combined dispatch returns its follow-ups, and its observers ran before it returned",
+  @Test(
+    "a combined dispatch returns its follow-ups, and its observers ran before it returned",
     .timeLimit(.minutes(1)))
   func combinedResultsIncludeFollowUpsAndObservers() async throws {
     let perThread = 2_000
@@ -149,7 +152,8 @@ func expectExact(_ results: [(id: Int, state: Tape?)], total: Int) {
     subscription.cancel()
   }
 
-  @Test("8 threads and 1,000 tasks mixing dispatch, send, subscriptions, registration and middleware changes",
+  @Test(
+    "8 threads and 1,000 tasks mixing dispatch, send, subscriptions, registration and middleware changes",
     .timeLimit(.minutes(1)))
   func mixedStress() async throws {
     let threads = 8
