@@ -184,6 +184,34 @@ enum AnalyticsExample {
     subscription.cancel()
   }
 
+  @Test("the README's send from a task returns the state its action produced")
+  func readmeSend() async throws {
+    typealias AppState = ReadmeExample.AppState
+    let counter = Mutator(\AppState.count) {
+      (count: inout Int, action: ReadmeExample.CounterAction) in
+      if case .incremented(let n) = action { count += n }
+    }
+    let store = try Store(initialState: AppState(), mutators: [counter])
+    let state = try await store.send(ReadmeExample.CounterAction.incremented(by: 3)).get()
+    #expect(state.count == 3)
+  }
+
+  @Test("the Writing Middleware guide's AuthGuard stops an admin action, alone or in a batch")
+  func authGuard() throws {
+    typealias AppState = AuthGuardExample.AppState
+    typealias AdminAction = AuthGuardExample.AdminAction
+    let deletions = Mutator(\AppState.deleted) { (deleted: inout Int, _: AdminAction) in
+      deleted += 1
+    }
+    let store = try Store(
+      initialState: AppState(), mutators: [deletions], middleware: [AuthGuardExample.AuthGuard()])
+    #expect(throws: DispatchError.self) { try store.dispatch(AdminAction.deleteAll).get() }
+    #expect(throws: DispatchError.self) {
+      try store.dispatch(Batch([Batch([AdminAction.deleteAll])])).get()
+    }
+    #expect(store.state.deleted == 0)
+  }
+
   @Test("the Getting Started guide's to-do store behaves as the guide says")
   func gettingStarted() async throws {
     typealias Todo = GettingStartedExample.Todo
@@ -298,5 +326,34 @@ enum AnalyticsExample {
 
     try store.use(trace)
     #expect(store.middlewareNames == ["OfflineQueue", "trace"])
+  }
+}
+
+/// The guard of Guides/WritingMiddleware.md, "Guards and batches".
+enum AuthGuardExample {
+  struct Session: Equatable, Sendable {
+    var isAdmin = false
+  }
+
+  struct AppState: Equatable, Sendable {
+    var session = Session()
+    var deleted = 0
+  }
+
+  enum AdminAction: Action {
+    case deleteAll
+  }
+
+  enum AuthError: Error {
+    case forbidden
+  }
+
+  struct AuthGuard: Middleware {
+    func handle(
+      _ action: any Action, context: MiddlewareContext<AppState>, next: Next<AppState>
+    ) throws {
+      if action is AdminAction, !context.state.session.isAdmin { throw AuthError.forbidden }
+      try next(action)
+    }
   }
 }
