@@ -156,7 +156,7 @@ public struct Mutator<State: Sendable>: Sendable {
     _ reduce: @escaping @Sendable (inout Substate, A) throws(E) -> Void
   ) -> Mutator {
     adding(Substate.self, A.self) { (access: SubstateAccess<State, Substate>) in
-      Handler.handling(A.self, mayThrow: E.self != Never.self, body: access.lift(reduce))
+      access.handler(of: A.self, reduce)
     }
   }
 
@@ -175,7 +175,7 @@ public struct Mutator<State: Sendable>: Sendable {
     _ reduce: @escaping @Sendable (inout Substate, any Action) throws(E) -> Void
   ) -> Mutator {
     adding(Substate.self, nil) { (access: SubstateAccess<State, Substate>) in
-      Handler.handlingEveryAction(mayThrow: E.self != Never.self, body: access.lift(reduce))
+      access.handlerOfEveryAction(reduce)
     }
   }
 
@@ -191,7 +191,7 @@ public struct Mutator<State: Sendable>: Sendable {
     reduce: @escaping @Sendable (State, A) throws(E) -> Substate
   ) -> Mutator {
     adding(Substate.self, A.self) { (access: SubstateAccess<State, Substate>) in
-      Handler.handling(A.self, mayThrow: E.self != Never.self, body: access.lift(pure: reduce))
+      access.handler(of: A.self, pure: reduce)
     }
   }
 

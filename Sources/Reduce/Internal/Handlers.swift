@@ -41,45 +41,77 @@ class SubstateAccessBase<State>: @unchecked Sendable {
 @usableFromInline
 final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @unchecked Sendable {
   @usableFromInline let writableKeyPath: (WritableKeyPath<State, Substate> & Sendable)?
+  /// Where the substate is stored in `State`, when the key path is a path of stored
+  /// properties: the substate is then reached at its offset, without a key-path projection.
+  @usableFromInline let storedOffset: Int?
   @usableFromInline let lens: Lens<State, Substate>
 
   init(lens: Lens<State, Substate>) {
     self.lens = lens
     self.writableKeyPath = lens.keyPath
-    let range = lens.keyPath.flatMap { path in
-      MemoryLayout<State>.offset(of: path).map { $0..<($0 + MemoryLayout<Substate>.size) }
-    }
+    storedOffset = lens.keyPath.flatMap { MemoryLayout<State>.offset(of: $0) }
+    let range = storedOffset.map { $0..<($0 + MemoryLayout<Substate>.size) }
     super.init(
       substateType: Substate.self, keyPath: lens.keyPath, byteRange: range,
       isSubstate: { $0 is Substate })
   }
 
-  /// Wraps an `inout` reducer of the substate as a reducer of the whole state.
+  /// Runs `body` on the substate of `state`, and writes its change back.
   ///
-  /// A key path reaches the substate in place (a writable key path yields its storage); a
-  /// closure lens copies the substate out and back.
+  /// A stored-property path reaches the substate at its offset, any other key path through
+  /// its projection, both in place; a closure lens copies the substate out and, unless `body`
+  /// throws, back.
   @inlinable
-  func lift<A, E: Error>(
-    _ body: @escaping @Sendable (inout Substate, A) throws(E) -> Void
-  ) -> @Sendable (inout State, A) throws -> Void {
-    if let path = writableKeyPath {
-      return { state, action in try body(&state[keyPath: path], action) }
+  func update<E: Error>(_ state: inout State, _ body: (inout Substate) throws(E) -> Void)
+    throws(E)
+  {
+    if let storedOffset {
+      try withStoredProperty(of: &state, at: storedOffset, as: Substate.self, body)
+      return
     }
-    let lens = lens
-    return { state, action in
-      var substate = lens.get(state)
-      try body(&substate, action)
-      lens.set(&state, substate)
+    if let path = writableKeyPath {
+      try body(&state[keyPath: path])
+      return
+    }
+    var substate = lens.get(state)
+    try body(&substate)
+    lens.set(&state, substate)
+  }
+
+  /// A handler of actions of type `A` that changes the substate in place.
+  ///
+  /// One closure, compiled where `State`, `Substate` and `A` are concrete: it unwraps the
+  /// action, reaches the substate and runs `reduce`.
+  @inlinable
+  func handler<A: Action, E: Error>(
+    of type: A.Type, _ reduce: @escaping @Sendable (inout Substate, A) throws(E) -> Void
+  ) -> Handler<State> {
+    Handler(of: A.self, mayThrow: E.self != Never.self) { state, action in
+      try self.update(&state) { substate throws(E) in
+        try reduce(&substate, unwrap(action, as: A.self))
+      }
     }
   }
 
-  /// Wraps a pure reducer, which returns the new substate, as a reducer of the whole state.
+  /// A handler of every action that changes the substate in place.
   @inlinable
-  func lift<A, E: Error>(
-    pure body: @escaping @Sendable (State, A) throws(E) -> Substate
-  ) -> @Sendable (inout State, A) throws -> Void {
-    let lens = lens
-    return { state, action in lens.set(&state, try body(state, action)) }
+  func handlerOfEveryAction<E: Error>(
+    _ reduce: @escaping @Sendable (inout Substate, any Action) throws(E) -> Void
+  ) -> Handler<State> {
+    Handler(of: nil, mayThrow: E.self != Never.self) { state, action in
+      try self.update(&state) { substate throws(E) in try reduce(&substate, action) }
+    }
+  }
+
+  /// A handler of actions of type `A` from a pure reducer, which returns the new substate.
+  @inlinable
+  func handler<A: Action, E: Error>(
+    of type: A.Type, pure reduce: @escaping @Sendable (State, A) throws(E) -> Substate
+  ) -> Handler<State> {
+    Handler(of: A.self, mayThrow: E.self != Never.self) { state, action in
+      let substate = try reduce(state, unwrap(action, as: A.self))
+      self.update(&state) { $0 = substate }
+    }
   }
 }
 
@@ -109,27 +141,16 @@ final class Handler<State>: @unchecked Sendable {
     self.body = body
   }
 
-  /// A handler of actions of type `A`.
-  ///
-  /// Call it where `State` and `A` are concrete, so that `body` is compiled for them.
+  /// A handler of actions of type `type` (nil: of every action).
   @inlinable
-  static func handling<A: Action>(
-    _ type: A.Type, mayThrow: Bool, body: @escaping @Sendable (inout State, A) throws -> Void
-  ) -> Handler {
-    Handler(
-      actionType: ObjectIdentifier(A.self), actionName: String(describing: A.self),
-      mayThrow: mayThrow
-    ) { state, action in
-      try body(&state, unwrap(action, as: A.self))
-    }
-  }
-
-  /// A handler of every action.
-  @inlinable
-  static func handlingEveryAction(
-    mayThrow: Bool, body: @escaping @Sendable (inout State, any Action) throws -> Void
-  ) -> Handler {
-    Handler(actionType: nil, actionName: "any Action", mayThrow: mayThrow, body: body)
+  convenience init(
+    of type: (any Action.Type)?, mayThrow: Bool,
+    body: @escaping @Sendable (inout State, any Action) throws -> Void
+  ) {
+    self.init(
+      actionType: type.map { ObjectIdentifier($0) },
+      actionName: type.map { String(describing: $0) } ?? "any Action", mayThrow: mayThrow,
+      body: body)
   }
 }
 

@@ -80,11 +80,12 @@ extension StoreCore {
     }
     local.pointee.inReducers = true
     defer { local.pointee.inReducers = false }
-    for step in route.steps {
+    // By index: a copy of each step would retain its key and handler.
+    for index in route.steps.indices {
       do {
-        try step.handler.body(&local.pointee.state, action)
+        try route.steps[index].handler.body(&local.pointee.state, action)
       } catch {
-        throw .reducerFailed(key: step.key, action: action, underlying: error)
+        throw .reducerFailed(key: route.steps[index].key, action: action, underlying: error)
       }
     }
   }
