@@ -63,15 +63,20 @@ func concurrentWorkloads() -> [Workload] {
       },
       baseline: counterBaseline),
     sendWorkload("send-1000", tasks: 1000, target: .relative(to: "counter", factor: 3.33)),
-    sendWorkload("contended-8-send", tasks: 8, target: nil),
+    // 50,000 dispatches, not a million: with eight tasks sending without pause, the store's run
+    // time grows faster than linearly past about 100,000 (8.8 s for 160,000, 40 s for 320,000
+    // on the project's machine), a problem of the core reported to its owners.
+    sendWorkload("contended-8-send", tasks: 8, dispatches: 50_000, target: nil),
   ]
 }
 
 /// `tasks` tasks of a task group, each sending its share of `Increment`s to one counter store
 /// with `await store.send(_:)`.
-func sendWorkload(_ name: String, tasks: Int, target: Target?) -> Workload {
+func sendWorkload(
+  _ name: String, tasks: Int, dispatches: Int = 1_000_000, target: Target?
+) -> Workload {
   Workload(
-    name, target: target, concurrency: "\(grouped(tasks)) tasks",
+    name, dispatches: dispatches, target: target, concurrency: "\(grouped(tasks)) tasks",
     store: { count in
       let store = try counterStore()
       return {
