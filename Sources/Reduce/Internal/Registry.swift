@@ -17,13 +17,25 @@ final class Route<State>: Sendable {
   @usableFromInline let mayThrow: Bool
   /// The bytes of `State` the steps may change, or nil when some step's are unknown.
   @usableFromInline let touched: [Range<Int>]?
+  /// Whether this is the route of `ReplaceState<State>`, which no handler reduces: the store
+  /// replaces the whole state itself.
+  @usableFromInline let replacesState: Bool
 
-  init(_ steps: [RouteStep<State>]) {
+  /// Creates a route.
+  ///
+  /// - Parameters:
+  ///   - steps: The handlers, in registration order.
+  ///   - replacesState: Whether it is the route of `ReplaceState<State>` (with no steps).
+  init(_ steps: [RouteStep<State>], replacesState: Bool = false) {
     self.steps = steps
     self.mayThrow = steps.contains { $0.handler.mayThrow }
     let ranges = steps.compactMap(\.range)
-    self.touched = ranges.count == steps.count ? ranges : nil
+    self.touched = ranges.count == steps.count && !replacesState ? ranges : nil
+    self.replacesState = replacesState
   }
+
+  /// Whether an action of this route changes nothing: it has no handler to run.
+  @inlinable var isEmpty: Bool { steps.isEmpty && !replacesState }
 }
 
 /// A mutator accepted by a store, with what registration learnt about its path.
@@ -41,8 +53,8 @@ struct RegisteredMutator<State: Sendable>: Sendable {
 @usableFromInline
 final class Registry<State: Sendable>: @unchecked Sendable {
   let entries: [RegisteredMutator<State>]
-  /// The route of each action type some mutator names; for every other type, the handlers of
-  /// every action.
+  /// The route of each action type some mutator names, and of `ReplaceState<State>`; for every
+  /// other type, the handlers of every action.
   @usableFromInline let routes: TypeTable<Route<State>>
 
   init(_ entries: [RegisteredMutator<State>] = []) {
@@ -74,6 +86,7 @@ final class Registry<State: Sendable>: @unchecked Sendable {
       }
       routes.append((actionType, Route(steps)))
     }
+    routes.append((ObjectIdentifier(ReplaceState<State>.self), Route([], replacesState: true)))
     self.routes = TypeTable(routes, missing: anyActionRoute)
   }
 

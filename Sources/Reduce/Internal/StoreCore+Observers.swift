@@ -152,17 +152,18 @@ extension StoreCore {
   /// Key-path groups outside `touched`, the bytes of the state the action's mutators may have
   /// changed (nil: unknown), are not even compared.
   @inlinable
-  func notify(_ observers: Observers<State>?, action: any Action, old: State?, touched: [Range<Int>]?)
-  {
+  func notify(
+    _ snapshot: ObserverSnapshot<State>?, action: any Action, old: State?, touched: [Range<Int>]?
+  ) {
     let tracked = observationEnabled.load(ordering: .relaxed)
-    guard tracked || observers != nil else { return }
+    guard tracked || snapshot != nil else { return }
     // Holding the turn, this thread alone changes the state: it reads it without the lock.
     let current = local.pointee.state
     if let old, let isEqual, isEqual(old, current) { return }
     if tracked, let store {
       registrar.withMutation(of: store, keyPath: \.state) {}
     }
-    guard let observers, !observers.isEmpty else { return }
+    guard let observers = snapshot?.observers, !observers.isEmpty else { return }
     var due: [[Sink<State>]] = []
     if !observers.whole.isEmpty { due.append(observers.whole) }
     if old != nil, !observers.changes.isEmpty { due.append(observers.changes) }

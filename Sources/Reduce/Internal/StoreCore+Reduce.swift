@@ -32,15 +32,17 @@ extension StoreCore {
   @inlinable
   func commit(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
     let type = flow.plan.actionType
-    let snapshot = fields.withLock { fields -> (Route<State>?, ObserverSnapshot<State>?)? in
-      let route = type == replaceStateType ? nil : fields.registry.route(for: type)
-      if fields.closed || route?.steps.isEmpty == true { return nil }
+    var observers: ObserverSnapshot<State>?
+    let route = fields.withLock { fields -> Route<State>? in
+      let route = fields.registry.route(for: type)
+      if fields.closed || route.isEmpty { return nil }
       beginChange(&fields)
-      return (route, fields.observers)
+      observers = fields.observers
+      return route
     }
-    guard let (route, observers) = snapshot else { return }
-    let needsOld = observers?.observers.needOldState(stateIsEquatable: isEqual != nil) ?? false
-    let old: State? = (route?.mayThrow ?? false) || needsOld ? local.pointee.state : nil
+    guard let route else { return }
+    let needsOld = observers?.needsOldState(stateIsEquatable: isEqual != nil) ?? false
+    let old: State? = route.mayThrow || needsOld ? local.pointee.state : nil
     let watching = flow.watches?.begin(local.pointee.state)
     do {
       try applyHandlers(action, route)
@@ -50,7 +52,7 @@ extension StoreCore {
       throw error
     }
     endChange()
-    notify(observers?.observers, action: action, old: old, touched: route?.touched)
+    notify(observers, action: action, old: old, touched: route.touched)
     if let watching {
       for call in watching.end(action, local.pointee.state) { call() }
     }
@@ -62,19 +64,19 @@ extension StoreCore {
   func stage(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
     let type = flow.plan.actionType
     let registry = local.pointee.batchRegistry ?? fields.withLock { $0.registry }
-    let route = type == replaceStateType ? nil : registry.route(for: type)
-    if route?.steps.isEmpty == true { return }
+    let route = registry.route(for: type)
+    if route.isEmpty { return }
     let watching = flow.watches?.begin(local.pointee.state)
     try applyHandlers(action, route)
     local.pointee.stagedReductions += 1
     if let watching { local.pointee.stagedWatchCalls += watching.end(action, local.pointee.state) }
   }
 
-  /// Runs the handlers of `route` on the state in place, or replaces the state when `route` is
-  /// nil (the action is a `ReplaceState`).
+  /// Runs the handlers of `route` on the state in place, or replaces the state (the route of
+  /// `ReplaceState`).
   @inlinable
-  func applyHandlers(_ action: any Action, _ route: Route<State>?) throws(DispatchError) {
-    guard let route else {
+  func applyHandlers(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
+    if route.replacesState {
       if let replacement = action as? ReplaceState<State> { local.pointee.state = replacement.state }
       return
     }
@@ -129,7 +131,7 @@ extension StoreCore {
     let stagedCalls = local.pointee.stagedWatchCalls
     local.pointee.stagedWatchCalls = []
     guard local.pointee.stagedReductions != reducedBefore else { return }
-    notify(observers?.observers, action: batch, old: old, touched: nil)
+    notify(observers, action: batch, old: old, touched: nil)
     for call in stagedCalls { call() }
     if let watching {
       for call in watching.end(batch, local.pointee.state) { call() }

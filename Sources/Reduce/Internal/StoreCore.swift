@@ -33,6 +33,12 @@ final class ObserverSnapshot<State: Sendable>: Sendable {
   init(_ observers: Observers<State>) {
     self.observers = observers
   }
+
+  /// Whether notifying these observers needs the state from before the action.
+  @inlinable
+  func needsOldState(stateIsEquatable: Bool) -> Bool {
+    observers.needOldState(stateIsEquatable: stateIsEquatable)
+  }
 }
 
 /// What a store's lock guards.
@@ -130,8 +136,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let fallback: (@Sendable (DispatchError) -> (any Action)?)?
   /// `==` of the state, when `State` is `Equatable`.
   @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
-  /// The identity of `ReplaceState<State>`, looked up once.
-  @usableFromInline let replaceStateType = ObjectIdentifier(ReplaceState<State>.self)
 
   init(initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?) {
     turn = Exclusive(TurnFields(state: initialState))
