@@ -35,8 +35,11 @@ extension StoreCore {
   /// work is queued behind the current action and the result is the state now. When another
   /// thread holds it, the work is queued for that thread, which carries it out; when nobody
   /// does, this thread takes the turn.
+  ///
+  /// `work` is made where it is used: for a thread that takes the turn, it is made and consumed
+  /// at once, so an action is neither copied into a queued form nor out of it.
   @inlinable
-  func carryOut(_ work: PendingWork<State>) -> Result<State, DispatchError> {
+  func carryOut(_ work: @autoclosure () -> PendingWork<State>) -> Result<State, DispatchError> {
     let thread = ThreadID.current
     let step = fields.withLock { fields -> TurnStep<State> in
       if fields.owner == thread {
@@ -44,14 +47,14 @@ extension StoreCore {
           !local.pointee.inReducers,
           "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
         )
-        fields.pending.append(work)
+        fields.pending.append(work())
         return .queued(local.pointee.state)
       }
       if fields.owner == nil {
         fields.owner = thread
         return .taken(fields.plans)
       }
-      let request = TurnRequest(work: work, waiter: .thread(Condition()))
+      let request = TurnRequest(work: work(), waiter: .thread(Condition()))
       fields.incoming.append(request)
       return .waiting(request)
     }
@@ -59,9 +62,9 @@ extension StoreCore {
     case .queued(let state):
       return .success(state)
     case .taken(let plans):
-      return runOwnWork(work, plans: plans)
+      return runOwnWork(work(), plans: plans)
     case .waiting(let request):
-      guard case .done(let result) = wait(for: request) else { return runOwnWork(work) }
+      guard case .done(let result) = wait(for: request) else { return runOwnWork(work()) }
       return result
     }
   }
@@ -170,7 +173,7 @@ extension StoreCore {
   ///   - work: The work.
   ///   - plans: The chain's plans, when the caller read them as it took the turn.
   @inlinable
-  func runOwnWork(_ work: PendingWork<State>, plans: ChainPlans<State>? = nil)
+  func runOwnWork(_ work: consuming PendingWork<State>, plans: ChainPlans<State>? = nil)
     -> Result<State, DispatchError>
   {
     let failure = perform(work, plans: plans)
@@ -188,14 +191,18 @@ extension StoreCore {
     while true {
       // One hold of the lock, in the common case: nothing queued, nobody waiting.
       let next = fields.withLock { fields -> FinishStep<State> in
-        if !fields.pending.isEmpty { return .run(fields.pending.removeFirst()) }
+        if !fields.pending.isEmpty {
+          defer { fields.pending = [] }
+          return .run(fields.pending)
+        }
         if fields.incomingHead < fields.incoming.count { return .serve(local.pointee.state) }
         fields.owner = nil
         return .done(local.pointee.state)
       }
       switch next {
-      case .run(let work):
-        _ = perform(work)
+      case .run(let followUps):
+        // In order; what they queue in turn is run on the next time round.
+        for work in followUps { _ = perform(work) }
       case .serve(let result):
         serveRequests()
         return result
@@ -282,8 +289,9 @@ enum TurnStep<State: Sendable> {
 /// What the turn holder does next when its own work is done.
 @usableFromInline
 enum FinishStep<State: Sendable> {
-  /// Run a follow-up it queued.
-  case run(PendingWork<State>)
+  /// Run the follow-ups it queued. (An array, not one piece of work: a step holding an
+  /// existential action would be copied through value witnesses on every dispatch.)
+  case run([PendingWork<State>])
   /// Its result is this state; carry out the requests that arrived meanwhile.
   case serve(State)
   /// Its result is this state; the turn was given up.

@@ -272,8 +272,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ///   - work: The work.
   ///   - plans: The chain's plans, when the caller has just read them.
   @inlinable
-  func perform(_ work: PendingWork<State>, plans: ChainPlans<State>? = nil) -> DispatchError? {
-    switch work {
+  func perform(_ work: consuming PendingWork<State>, plans: ChainPlans<State>? = nil)
+    -> DispatchError?
+  {
+    switch consume work {
     case .dispatch(let action, let isFallback):
       process(
         action, plan: plan(for: dispatchedType(of: action), in: plans), from: 0, watches: nil,
