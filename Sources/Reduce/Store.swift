@@ -144,7 +144,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   }
 
   /// Dispatches actions one after another from a task, each reduced and observed on its own,
-  /// as ``dispatch(_:)-([any Action])`` does; a task that finds the store busy suspends.
+  /// as ``dispatch(_:)-([Action])`` does; a task that finds the store busy suspends.
   ///
   /// - Parameter actions: The actions, in order.
   /// - Returns: The state after the last action, or the first failure (the actions after it are
