@@ -63,11 +63,6 @@ struct CoreFields<State: Sendable> {
   /// out or hand the turn to.
   @usableFromInline var incoming: [TurnRequest<State>] = []
   @usableFromInline var incomingHead = 0
-  /// Whether the turn holder is changing the state in place (reducers running, or a `Batch`
-  /// being applied): other threads wait to read it.
-  @usableFromInline var changingState = false
-  /// Whether a reader waits for the state to be committed: only then does a commit wake them.
-  @usableFromInline var readersWaiting = false
   /// Work the turn holder queued for itself (follow-ups), run before the result of the work
   /// that queued it is taken.
   @usableFromInline var pending: [PendingWork<State>] = []
@@ -123,6 +118,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// The state and the turn holder's own fields: see the class's comment for who may touch
   /// them.
   @usableFromInline let turn: Exclusive<TurnFields<State>>
+
+  /// Whether the turn holder is changing the state in place (reducers running, or a `Batch`
+  /// being applied): other threads wait to read it. Set with the lock held, so that no reader
+  /// is copying the state then; cleared without it (see ``endChange()``).
+  @usableFromInline let changingState = Atomic<Bool>(false)
+  /// Whether a reader waits for the state to be committed: only then does the end of a change
+  /// take the lock, to wake it. Set with the lock held.
+  @usableFromInline let readersWaiting = Atomic<Bool>(false)
 
   /// The dispatch item being processed by the turn holder (0 when none), so that a `next` can
   /// tell a call inside its own dispatch from a later one without taking the lock.
@@ -182,13 +185,16 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     return fields.withLock(
       waitingOn: stateCommitted,
       while: { fields in
-        let mustWait = fields.changingState && fields.owner != thread
-        if mustWait { fields.readersWaiting = true }
-        return mustWait
+        guard changingState.load(ordering: .sequentiallyConsistent), fields.owner != thread
+        else { return false }
+        // Announce the wait, then look again: a change that ended in between either is seen
+        // now, or sees the announcement and wakes this reader (see `endChange`).
+        readersWaiting.store(true, ordering: .sequentiallyConsistent)
+        return changingState.load(ordering: .sequentiallyConsistent)
       }
     ) { fields in
       precondition(
-        !(fields.changingState && local.pointee.inReducers),
+        !(changingState.load(ordering: .relaxed) && local.pointee.inReducers),
         "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
       )
       return local.pointee.state
@@ -198,18 +204,21 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Marks the state as being changed in place by the turn holder; the lock must be held.
   @inlinable
   func beginChange(_ fields: inout CoreFields<State>) {
-    fields.changingState = true
+    changingState.store(true, ordering: .sequentiallyConsistent)
   }
 
   /// Ends an in-place change and wakes the readers waiting for it.
+  ///
+  /// It takes the lock only when a reader waits. A reader announces its wait before it looks at
+  /// `changingState` a second time, and both sides use sequentially consistent operations: so
+  /// either the reader sees the change ended, or this sees the announcement (Dekker's pattern).
   @inlinable
   func endChange() {
-    fields.withLock { fields in
-      fields.changingState = false
-      if fields.readersWaiting {
-        fields.readersWaiting = false
-        stateCommitted.broadcast()
-      }
+    changingState.store(false, ordering: .sequentiallyConsistent)
+    guard readersWaiting.load(ordering: .sequentiallyConsistent) else { return }
+    fields.withLock { _ in
+      readersWaiting.store(false, ordering: .sequentiallyConsistent)
+      stateCommitted.broadcast()
     }
   }
 
