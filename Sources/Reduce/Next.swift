@@ -80,18 +80,31 @@ public struct Next<State: Sendable>: Sendable {
   /// after this one that handles that type.
   @inlinable
   func pass(_ action: any Action, watch: Watch<State>?) throws(DispatchError) {
-    var flow = flow
     let type = dispatchedType(of: action)
+    guard ObjectIdentifier(type) != flow.plan.actionType || watch != nil else {
+      // The flow goes on as it is: no copy of it.
+      try flow.core.proceed(action, flow)
+      return
+    }
+    var flow = flow
     if ObjectIdentifier(type) != flow.plan.actionType {
       flow.plan = flow.plan.remainder(from: flow.index, for: type)
       flow.index = 0
     }
     if let watch { flow.watches = WatchList(watch, outer: flow.watches) }
-    let core = flow.core
-    if core.activeItem.load(ordering: .acquiring) == flow.item, flow.thread == ThreadID.current {
-      try core.runChain(action, flow)
+    try flow.core.proceed(action, flow)
+  }
+}
+
+extension StoreCore {
+  /// Runs the rest of a flow: at once during the dispatch item it belongs to, on its thread; as
+  /// a dispatch of its own otherwise.
+  @inlinable
+  func proceed(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
+    if activeItem.load(ordering: .acquiring) == flow.item, flow.thread == ThreadID.current {
+      try runChain(action, flow)
     } else {
-      try core.resume(action, flow)
+      try resume(action, flow)
     }
   }
 }
