@@ -64,8 +64,9 @@ func concurrentWorkloads() -> [Workload] {
       baseline: counterBaseline),
     sendWorkload("send-1000", tasks: 1000, target: .relative(to: "counter", factor: 3.33)),
     // 50,000 dispatches, not a million: with eight tasks sending without pause, the store's run
-    // time grows faster than linearly past about 100,000 (8.8 s for 160,000, 40 s for 320,000
-    // on the project's machine), a problem of the core reported to its owners.
+    // time sometimes grows faster than linearly (7.5 s for 160,000 on a quiet machine, where
+    // other runs make a million in 0.7 s; Guides/Performance.md), a problem of the core
+    // reported to its owners.
     sendWorkload("contended-8-send", tasks: 8, dispatches: 50_000, target: nil),
   ]
 }
