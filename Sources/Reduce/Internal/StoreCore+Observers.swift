@@ -155,8 +155,18 @@ extension StoreCore {
   func notify(
     _ snapshot: ObserverSnapshot<State>?, action: any Action, old: State?, touched: [Range<Int>]?
   ) {
+    // Decided before the call that tells them, which copies its arguments first.
     let tracked = observationEnabled.load(ordering: .relaxed)
     guard tracked || snapshot != nil else { return }
+    tell(snapshot, tracked: tracked, action: action, old: old, touched: touched)
+  }
+
+  /// Tells Observation (when `tracked`), then the observers, of a committed action.
+  @inlinable
+  func tell(
+    _ snapshot: ObserverSnapshot<State>?, tracked: Bool, action: any Action, old: State?,
+    touched: [Range<Int>]?
+  ) {
     // Holding the turn, this thread alone changes the state: it reads it without the lock.
     let current = local.pointee.state
     if let old, let isEqual, isEqual(old, current) { return }
