@@ -101,7 +101,8 @@ extension StoreCore {
   /// middleware, not under the lock.
   @inlinable
   func plan(for type: any Action.Type, in known: ChainPlans<State>? = nil) -> ChainPlan<State> {
-    let plans = known ?? fields.withLock { $0.plans }
+    // Not `known ?? ...`, which would copy the reference the caller holds.
+    guard let plans = known else { return plan(for: type, in: fields.withLock { $0.plans }) }
     if let plan = plans.plan(for: ObjectIdentifier(type)) { return plan }
     let plan = ChainPlan(type, core: self, chain: plans.chain)
     fields.withLock { fields in
