@@ -119,12 +119,15 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// them.
   @usableFromInline let turn: Exclusive<TurnFields<State>>
 
-  /// Whether the turn holder is changing the state in place (reducers running, or a `Batch`
-  /// being applied): other threads wait to read it. Set with the lock held, so that no reader
-  /// is copying the state then; cleared without it (see ``endChange()``).
+  /// Whether the turn holder is changing the state in place.
+  ///
+  /// Reducers are running, or a `Batch` is being applied: other threads wait to read the state.
+  /// Set with the lock held, so that no reader is copying the state then; cleared without it
+  /// (see ``endChange()``).
   @usableFromInline let changingState = Atomic<Bool>(false)
-  /// Whether a reader waits for the state to be committed: only then does the end of a change
-  /// take the lock, to wake it. Set with the lock held.
+  /// Whether a reader waits for the state to be committed.
+  ///
+  /// Only then does the end of a change take the lock, to wake it. Set with the lock held.
   @usableFromInline let readersWaiting = Atomic<Bool>(false)
 
   /// The dispatch item being processed by the turn holder (0 when none), so that a `next` can
