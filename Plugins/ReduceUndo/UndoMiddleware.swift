@@ -36,18 +36,34 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// evaluated, which cost more than recording a step.
   private let statusPath: KeyPath<UndoMiddleware, UndoStatus> & Sendable = \.status
 
+  /// Creates the middleware around an engine and the closure that calls its recorder.
+  ///
+  /// Not inlinable: it initialises the private stored properties, which code inlined into an
+  /// app cannot reach.
+  @usableFromInline
+  init(
+    name: String, limit: Int, engine: any UndoEngine,
+    handleAction:
+      @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>, UndoMiddleware)
+      throws -> Void
+  ) {
+    self.name = name
+    self.limit = limit
+    self.engine = engine
+    self.handleAction = handleAction
+  }
+
   /// Creates the middleware around a recorder.
   ///
   /// The closure that calls the recorder is made here, where this initialiser is inlined: where
   /// `State` is concrete, the recorder's code runs compiled for it.
   @inlinable
-  init<Substate>(recorder: UndoRecorder<State, Substate>) {
-    self.name = recorder.name
-    self.limit = recorder.options.limit
-    self.engine = recorder
-    self.handleAction = { action, context, next, middleware in
-      try recorder.handle(action, context: context, next: next, notifying: middleware)
-    }
+  convenience init<Substate>(recorder: UndoRecorder<State, Substate>) {
+    self.init(
+      name: recorder.name, limit: recorder.options.limit, engine: recorder,
+      handleAction: { action, context, next, middleware in
+        try recorder.handle(action, context: context, next: next, notifying: middleware)
+      })
   }
 
   /// Creates an undo middleware that tracks one substate, through a key path.

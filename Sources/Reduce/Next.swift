@@ -69,7 +69,9 @@ public struct Next<State: Sendable>: Sendable {
     watching value: @escaping @Sendable (State) -> Value,
     onReduced: @escaping @Sendable (Reduction<Value>) -> Void
   ) throws(DispatchError) {
-    try pass(action, watch: Watch(value: value, onReduced: onReduced))
+    let watch = ValueWatch(value: value, onReduced: onReduced)
+    watch.outer = flow.watches
+    try pass(action, watch: watch)
   }
 
   /// Runs the rest of the flow for `action`: at once during the dispatch this `next` belongs to,
@@ -79,7 +81,7 @@ public struct Next<State: Sendable>: Sendable {
   /// one of another type (the middleware passed on a different action) to the next middleware
   /// after this one that handles that type.
   @inlinable
-  func pass(_ action: any Action, watch: Watch<State>?) throws(DispatchError) {
+  func pass(_ action: any Action, watch: (any ReductionWatch<State>)?) throws(DispatchError) {
     let type = dispatchedType(of: action)
     guard ObjectIdentifier(type) != flow.plan.actionType || watch != nil else {
       // The flow goes on as it is: no copy of it.
@@ -91,7 +93,7 @@ public struct Next<State: Sendable>: Sendable {
       flow.plan = flow.plan.remainder(from: flow.index, for: type)
       flow.index = 0
     }
-    if let watch { flow.watches = WatchList(watch, outer: flow.watches) }
+    if let watch { flow.watches = watch }
     try flow.core.proceed(action, flow)
   }
 }

@@ -22,74 +22,75 @@ public struct Reduction<Value: Sendable>: Sendable {
   }
 }
 
-/// One middleware's watch of a reduction, erased over the watched value's type.
+/// A middleware's watch of a reduction, with those of the middleware before it: what a flow
+/// carries once a middleware passed its action on watching.
 ///
-/// In three steps: `begin` reads the value before the reduction; what it returns reads the
-/// value after it; what that returns tells the middleware. The last step is separate so that
-/// the watches of a batch's actions, read when each is reduced, are told only once the batch
-/// has committed.
+/// A protocol over the watched value's type: each watch is a ``ValueWatch`` of its middleware's
+/// value. One watch object is made per watched `next`, and nothing per reduction: the value
+/// before lives on the stack of ``around(_:action:later:_:)`` while the action is reduced.
 @usableFromInline
-struct Watch<State: Sendable>: Sendable {
-  @usableFromInline let begin:
-    @Sendable (State) -> @Sendable (any Action, State) -> @Sendable () -> Void
+protocol ReductionWatch<State>: AnyObject, Sendable {
+  associatedtype State: Sendable
+
+  /// Reads each watched value before `reduce`, runs it, then reads each value after it and tells
+  /// each middleware, outermost first: at once, or through `later` (for a batch's actions,
+  /// once the batch commits).
+  ///
+  /// - Parameters:
+  ///   - state: Reads the state, in place.
+  ///   - action: The action reduced, for the middleware.
+  ///   - later: Keeps a call for later; nil to call at once.
+  ///   - reduce: Reduces the action and tells the store's observers; returns whether anything
+  ///     was reduced (nothing is told otherwise).
+  /// - Returns: What `reduce` returned.
+  /// - Throws: What `reduce` throws; then nothing is told.
+  func around(
+    _ state: () -> State, action: any Action,
+    later: ((@escaping @Sendable () -> Void) -> Void)?,
+    _ reduce: () throws(DispatchError) -> Bool
+  ) throws(DispatchError) -> Bool
+}
+
+/// The watch of one value of the state, made by ``Next/callAsFunction(_:watching:onReduced:)``.
+///
+/// `@unchecked Sendable`: `outer` is set once, by the `next` that made the watch, before the
+/// watch is shared; the closures are `Sendable`.
+@usableFromInline
+final class ValueWatch<State: Sendable, Value: Sendable>: ReductionWatch, @unchecked Sendable {
+  @usableFromInline let value: @Sendable (State) -> Value
+  @usableFromInline let onReduced: @Sendable (Reduction<Value>) -> Void
+  /// The watches of the middleware before this one.
+  @usableFromInline var outer: (any ReductionWatch<State>)?
 
   @inlinable
-  init<Value: Sendable>(
+  init(
     value: @escaping @Sendable (State) -> Value,
     onReduced: @escaping @Sendable (Reduction<Value>) -> Void
   ) {
-    begin = { state in
-      let before = value(state)
-      return { action, state in
-        let reduction = Reduction(action: action, before: before, after: value(state))
-        return { onReduced(reduction) }
-      }
+    self.value = value
+    self.onReduced = onReduced
+  }
+
+  @inlinable
+  func around(
+    _ state: () -> State, action: any Action,
+    later: ((@escaping @Sendable () -> Void) -> Void)?,
+    _ reduce: () throws(DispatchError) -> Bool
+  ) throws(DispatchError) -> Bool {
+    let before = value(state())
+    let reduced: Bool
+    if let outer {
+      reduced = try outer.around(state, action: action, later: later, reduce)
+    } else {
+      reduced = try reduce()
     }
-  }
-}
-
-/// The watches a flow carries, innermost (the last middleware that added one) first.
-@usableFromInline
-final class WatchList<State: Sendable>: Sendable {
-  @usableFromInline let watch: Watch<State>
-  @usableFromInline let outer: WatchList<State>?
-
-  @inlinable
-  init(_ watch: Watch<State>, outer: WatchList<State>?) {
-    self.watch = watch
-    self.outer = outer
-  }
-
-  /// Reads every watched value before a reduction.
-  ///
-  /// - Returns: What to call after the reduction committed: each watch's end, outermost first.
-  @inlinable
-  func begin(_ state: State) -> WatchEnds<State> {
-    var ends: [@Sendable (any Action, State) -> @Sendable () -> Void] = []
-    var node: WatchList? = self
-    while let current = node {
-      ends.append(current.watch.begin(state))
-      node = current.outer
+    guard reduced else { return false }
+    let reduction = Reduction(action: action, before: before, after: value(state()))
+    if let later {
+      later { [onReduced] in onReduced(reduction) }
+    } else {
+      onReduced(reduction)
     }
-    return WatchEnds(ends: ends.reversed())
-  }
-}
-
-/// The second halves of a reduction's watches.
-@usableFromInline
-struct WatchEnds<State: Sendable> {
-  @usableFromInline let ends: [@Sendable (any Action, State) -> @Sendable () -> Void]
-
-  @inlinable
-  init(ends: [@Sendable (any Action, State) -> @Sendable () -> Void]) {
-    self.ends = ends
-  }
-
-  /// Reads every watched value after the reduction.
-  ///
-  /// - Returns: The calls that tell the middleware, outermost first.
-  @inlinable
-  func end(_ action: any Action, _ state: State) -> [@Sendable () -> Void] {
-    ends.map { $0(action, state) }
+    return true
   }
 }

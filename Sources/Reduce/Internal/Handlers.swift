@@ -163,7 +163,8 @@ final class Handler<State>: @unchecked Sendable {
 func unwrap<A: Action>(_ action: any Action, as type: A.Type) -> A {
   func open<Boxed: Action>(_ value: Boxed) -> A {
     precondition(
-      Boxed.self == A.self, "The store routed an action of type \(Boxed.self) to a handler of \(A.self).")
+      Boxed.self == A.self,
+      "The store routed an action of type \(Boxed.self) to a handler of \(A.self).")
     // `Boxed` is `A`: a value reinterpreted as its own type.
     return unsafeBitCast(value, to: A.self)
   }

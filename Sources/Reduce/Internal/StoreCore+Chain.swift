@@ -14,14 +14,14 @@ struct Flow<State: Sendable>: Sendable {
   @usableFromInline let item: UInt64
   @usableFromInline let thread: ThreadID
   /// The reductions watched by the middleware the action passed, innermost first.
-  @usableFromInline var watches: WatchList<State>?
+  @usableFromInline var watches: (any ReductionWatch<State>)?
   /// The `Batch` the action is one of, while that batch is being applied.
   @usableFromInline let batch: Batch?
 
   @inlinable
   init(
     plan: ChainPlan<State>, index: Int, item: UInt64, thread: ThreadID,
-    watches: WatchList<State>?, batch: Batch?
+    watches: (any ReductionWatch<State>)?, batch: Batch?
   ) {
     self.plan = plan
     self.index = index
@@ -47,12 +47,14 @@ extension StoreCore {
   /// publishes its failure and queues the fallback action.
   @inlinable
   func process(
-    _ action: any Action, plan: ChainPlan<State>, from index: Int, watches: WatchList<State>?,
+    _ action: any Action, plan: ChainPlan<State>, from index: Int,
+    watches: (any ReductionWatch<State>)?,
     isFallback: Bool
   ) -> DispatchError? {
     local.pointee.itemCounter &+= 1
     let flow = Flow(
-      plan: plan, index: index, item: local.pointee.itemCounter, thread: .current, watches: watches, batch: nil)
+      plan: plan, index: index, item: local.pointee.itemCounter, thread: .current, watches: watches,
+      batch: nil)
     local.pointee.processingFallback = isFallback
     activeItem.store(flow.item, ordering: .releasing)
     defer {

@@ -43,7 +43,22 @@ extension StoreCore {
     guard let route else { return }
     let needsOld = observers?.needsOldState(stateIsEquatable: isEqual != nil) ?? false
     let old: State? = route.mayThrow || needsOld ? local.pointee.state : nil
-    let watching = flow.watches?.begin(local.pointee.state)
+    guard let watches = flow.watches else {
+      try reduceAndTell(action, route, old: old, observers: observers)
+      return
+    }
+    _ = try watches.around({ local.pointee.state }, action: action, later: nil) {
+      () throws(DispatchError) -> Bool in
+      try reduceAndTell(action, route, old: old, observers: observers)
+      return true
+    }
+  }
+
+  /// Runs the handlers, commits (or rolls back to `old` and rethrows) and tells the observers.
+  @inlinable
+  func reduceAndTell(
+    _ action: any Action, _ route: Route<State>, old: State?, observers: ObserverSnapshot<State>?
+  ) throws(DispatchError) {
     do {
       try applyHandlers(action, route)
     } catch {
@@ -53,9 +68,6 @@ extension StoreCore {
     }
     endChange()
     notify(observers, action: action, old: old, touched: route.touched)
-    if let watching {
-      for call in watching.end(action, local.pointee.state) { call() }
-    }
   }
 
   /// Reduces an action that is one of a `Batch`'s, into the batch's state: the batch commits or
@@ -66,10 +78,19 @@ extension StoreCore {
     let registry = local.pointee.batchRegistry ?? fields.withLock { $0.registry }
     let route = registry.route(for: type)
     if route.isEmpty { return }
-    let watching = flow.watches?.begin(local.pointee.state)
-    try applyHandlers(action, route)
-    local.pointee.stagedReductions += 1
-    if let watching { local.pointee.stagedWatchCalls += watching.end(action, local.pointee.state) }
+    func reduceStaged() throws(DispatchError) -> Bool {
+      try applyHandlers(action, route)
+      local.pointee.stagedReductions += 1
+      return true
+    }
+    if let watches = flow.watches {
+      _ = try watches.around(
+        { local.pointee.state }, action: action,
+        later: { self.local.pointee.stagedWatchCalls.append($0) },
+        reduceStaged)
+    } else {
+      _ = try reduceStaged()
+    }
   }
 
   /// Runs the handlers of `route` on the state in place, or replaces the state (the route of
@@ -77,7 +98,9 @@ extension StoreCore {
   @inlinable
   func applyHandlers(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
     if route.replacesState {
-      if let replacement = action as? ReplaceState<State> { local.pointee.state = replacement.state }
+      if let replacement = action as? ReplaceState<State> {
+        local.pointee.state = replacement.state
+      }
       return
     }
     local.pointee.inReducers = true
@@ -101,10 +124,16 @@ extension StoreCore {
     if flow.batch != nil {
       // Nested: part of the enclosing batch, which commits or rolls back.
       let reducedBefore = local.pointee.stagedReductions
-      let watching = flow.watches?.begin(local.pointee.state)
-      try runActions(of: batch, flow)
-      if let watching, local.pointee.stagedReductions != reducedBefore {
-        local.pointee.stagedWatchCalls += watching.end(batch, local.pointee.state)
+      func runNested() throws(DispatchError) -> Bool {
+        try runActions(of: batch, flow)
+        return local.pointee.stagedReductions != reducedBefore
+      }
+      if let watches = flow.watches {
+        _ = try watches.around(
+          { local.pointee.state }, action: batch,
+          later: { self.local.pointee.stagedWatchCalls.append($0) }, runNested)
+      } else {
+        _ = try runNested()
       }
       return
     }
@@ -118,23 +147,27 @@ extension StoreCore {
     let reducedBefore = local.pointee.stagedReductions
     local.pointee.batchRegistry = registry
     defer { local.pointee.batchRegistry = nil }
-    let watching = flow.watches?.begin(local.pointee.state)
-    do {
-      try runActions(of: batch, flow)
-    } catch {
-      local.pointee.state = old
-      local.pointee.stagedWatchCalls = []
+    func applyAndTell() throws(DispatchError) -> Bool {
+      do {
+        try runActions(of: batch, flow)
+      } catch {
+        local.pointee.state = old
+        local.pointee.stagedWatchCalls = []
+        endChange()
+        throw error
+      }
       endChange()
-      throw error
+      let stagedCalls = local.pointee.stagedWatchCalls
+      local.pointee.stagedWatchCalls = []
+      guard local.pointee.stagedReductions != reducedBefore else { return false }
+      notify(observers, action: batch, old: old, touched: nil)
+      for call in stagedCalls { call() }
+      return true
     }
-    endChange()
-    let stagedCalls = local.pointee.stagedWatchCalls
-    local.pointee.stagedWatchCalls = []
-    guard local.pointee.stagedReductions != reducedBefore else { return }
-    notify(observers, action: batch, old: old, touched: nil)
-    for call in stagedCalls { call() }
-    if let watching {
-      for call in watching.end(batch, local.pointee.state) { call() }
+    if let watches = flow.watches {
+      _ = try watches.around({ local.pointee.state }, action: batch, later: nil, applyAndTell)
+    } else {
+      _ = try applyAndTell()
     }
   }
 

@@ -133,6 +133,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// The dispatch item being processed by the turn holder (0 when none), so that a `next` can
   /// tell a call inside its own dispatch from a later one without taking the lock.
   @usableFromInline let activeItem = Atomic<UInt64>(0)
+  /// Whether someone holds the turn: a hint, read without the lock by a thread or task that
+  /// waits a moment before it queues (`StoreCore+Turn.swift`); the lock decides.
+  @usableFromInline let turnBusy = Atomic<Bool>(false)
   /// Set once anything reads `Store.state`, after which Observation is told of every change.
   @usableFromInline let observationEnabled = Atomic<Bool>(false)
   @usableFromInline let registrar = ObservationRegistrar()
@@ -264,7 +267,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func runSequence(_ actions: [any Action]) -> DispatchError? {
     for action in actions {
       let mark = fields.withLock { $0.pending.count }
-      let failure = process(action, plan: plan(for: action), from: 0, watches: nil, isFallback: false)
+      let failure = process(
+        action, plan: plan(for: action), from: 0, watches: nil, isFallback: false)
       runQueued(from: mark)
       if let failure { return failure }
     }

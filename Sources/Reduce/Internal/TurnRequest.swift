@@ -1,11 +1,13 @@
+public import Synchronization
+
 /// The work of a thread or task that found a store's turn taken, queued for the turn holder.
 ///
 /// The turn holder carries the work out and hands back its result; or, for a request with no
 /// work (the requester needs the turn itself) and when it has served its share, hands the turn
 /// over. Either way the requester is woken once.
 ///
-/// `@unchecked Sendable`: `outcome` is read and written only with the store's lock held; the
-/// other properties are constants.
+/// `@unchecked Sendable`: `outcome` is read and written only with the store's lock held; `ended`
+/// is an atomic; the other properties are constants.
 @usableFromInline
 final class TurnRequest<State: Sendable>: @unchecked Sendable {
   /// How a request ended.
@@ -31,6 +33,9 @@ final class TurnRequest<State: Sendable>: @unchecked Sendable {
   @usableFromInline let waiter: Waiter
   /// Set once, with the store's lock held.
   @usableFromInline var outcome: Outcome?
+  /// Set, after `outcome`, once the request ended: read without the lock by a waiting thread
+  /// that looks before it sleeps.
+  @usableFromInline let ended = Atomic<Bool>(false)
 
   @usableFromInline
   init(work: PendingWork<State>?, waiter: Waiter) {
