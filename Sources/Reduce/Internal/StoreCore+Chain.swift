@@ -98,8 +98,10 @@ extension StoreCore {
     plan(for: dispatchedType(of: action))
   }
 
-  /// The plan for an action type: looked up (in `known`, the chain's plans just read, or read
-  /// now), or made and kept unless the chain changed in the meantime. Making one asks the
+  /// The plan for an action type, looked up or made.
+  ///
+  /// It is looked up in `known`, the chain's plans the caller has just read, or in the plans
+  /// read now; or made and kept, unless the chain changed in the meantime. Making one asks the
   /// middleware, not under the lock.
   @inlinable
   func plan(for type: any Action.Type, in known: ChainPlans<State>? = nil) -> ChainPlan<State> {

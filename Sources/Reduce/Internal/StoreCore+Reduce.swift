@@ -47,11 +47,12 @@ extension StoreCore {
       try reduceAndTell(action, route, old: old, observers: observers)
       return
     }
-    _ = try watches.around({ local.pointee.state }, action: action, later: nil) {
-      () throws(DispatchError) -> Bool in
-      try reduceAndTell(action, route, old: old, observers: observers)
-      return true
-    }
+    _ = try watches.around(
+      { local.pointee.state }, action: action, later: nil,
+      { () throws(DispatchError) -> Bool in
+        try reduceAndTell(action, route, old: old, observers: observers)
+        return true
+      })
   }
 
   /// Runs the handlers, commits (or rolls back to `old` and rethrows) and tells the observers.

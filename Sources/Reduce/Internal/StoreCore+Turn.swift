@@ -211,14 +211,15 @@ extension StoreCore {
       sched_yield()
       looks += 1
     }
-    let outcome = fields.withLock(waitingOn: condition, while: { _ in request.outcome == nil }) {
-      fields -> TurnRequest<State>.Outcome in
-      guard case .done(let result)? = request.outcome else {
-        setOwner(&fields, .current)
-        return .turn
-      }
-      return .done(result)
-    }
+    let outcome = fields.withLock(
+      waitingOn: condition, while: { _ in request.outcome == nil },
+      { fields -> TurnRequest<State>.Outcome in
+        guard case .done(let result)? = request.outcome else {
+          setOwner(&fields, .current)
+          return .turn
+        }
+        return .done(result)
+      })
     return outcome
   }
 
@@ -234,6 +235,7 @@ extension StoreCore {
   /// - Parameters:
   ///   - work: The work.
   ///   - plans: The chain's plans, when the caller read them as it took the turn.
+  /// - Returns: The state after the work and its follow-ups, or the work's failure.
   @inlinable
   func runOwnWork(_ work: consuming PendingWork<State>, plans: ChainPlans<State>? = nil)
     -> Result<State, DispatchError>

@@ -73,7 +73,9 @@ struct CoreFields<State: Sendable> {
 /// The state of a store and what the thread holding its turn keeps for itself.
 @usableFromInline
 struct TurnFields<State: Sendable> {
-  /// The state. Only the turn holder writes it; other threads read it under the lock, once
+  /// The state.
+  ///
+  /// Only the turn holder writes it; other threads read it under the lock, once
   /// `changingState` is clear.
   @usableFromInline var state: State
   /// Turn holder only: the number of dispatch items processed.
@@ -197,14 +199,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         // now, or sees the announcement and wakes this reader (see `endChange`).
         readersWaiting.store(true, ordering: .sequentiallyConsistent)
         return changingState.load(ordering: .sequentiallyConsistent)
-      }
-    ) { fields in
-      precondition(
-        !(changingState.load(ordering: .relaxed) && local.pointee.inReducers),
-        "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
-      )
-      return local.pointee.state
-    }
+      },
+      { fields in
+        precondition(
+          !(changingState.load(ordering: .relaxed) && local.pointee.inReducers),
+          "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+        )
+        return local.pointee.state
+      })
   }
 
   /// Marks the state as being changed in place by the turn holder; the lock must be held.
@@ -287,6 +289,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// - Parameters:
   ///   - work: The work.
   ///   - plans: The chain's plans, when the caller has just read them.
+  /// - Returns: The work's failure, or nil.
   @inlinable
   func perform(_ work: consuming PendingWork<State>, plans: ChainPlans<State>? = nil)
     -> DispatchError?
