@@ -7,23 +7,35 @@ import Reduce
 final class ChangeRecorder<State: Sendable, Value: Equatable & Sendable>: Middleware {
   /// One recorded change.
   struct Entry: Sendable {
-    let action: String
+    let action: any Action
     let before: Value
     let after: Value
   }
 
   let name: String
-  private let value: @Sendable (State) -> Value
-  private let limit: Int
-  private let entries = Locked<[Entry]>([])
+  private let entries: Locked<[Entry]>
+  /// Passes an action on, watched; made in `init`, where the store's state type is known, so
+  /// that it runs compiled for that type.
+  private let passWatched: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
 
   init(
     name: String = "recorder", limit: Int = 100,
     watching value: @escaping @Sendable (State) -> Value
   ) {
+    let entries = Locked<[Entry]>([])
     self.name = name
-    self.limit = limit
-    self.value = value
+    self.entries = entries
+    self.passWatched = { action, next throws(DispatchError) in
+      try next(action, watching: value) { reduction in
+        guard reduction.before != reduction.after else { return }
+        let entry = Entry(
+          action: reduction.action, before: reduction.before, after: reduction.after)
+        entries.withLock { list in
+          if list.count == limit { list.removeFirst() }
+          list.append(entry)
+        }
+      }
+    }
   }
 
   /// The changes recorded so far, oldest first.
@@ -32,14 +44,6 @@ final class ChangeRecorder<State: Sendable, Value: Equatable & Sendable>: Middle
   func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws {
     // A batch is one change: its own actions pass on unwatched.
     guard context.batch == nil else { return try next(action) }
-    try next(action, watching: value) { [entries, limit] reduction in
-      guard reduction.before != reduction.after else { return }
-      let entry = Entry(
-        action: "\(type(of: reduction.action))", before: reduction.before, after: reduction.after)
-      entries.withLock { list in
-        if list.count == limit { list.removeFirst() }
-        list.append(entry)
-      }
-    }
+    try passWatched(action, next)
   }
 }

@@ -30,7 +30,7 @@ import Testing
     store.dispatch(EditorAction.typed("a"))
     store.dispatch(EditorAction.moved(to: 3))  // the title stays: no change recorded
     store.dispatch(Batch([EditorAction.typed("b"), EditorAction.typed("c")]))
-    #expect(recorder.recorded.map(\.action) == ["EditorAction", "Batch"])
+    #expect(recorder.recorded.map { "\(type(of: $0.action))" } == ["EditorAction", "Batch"])
     #expect(recorder.recorded.map(\.before) == ["", "a"])
     #expect(recorder.recorded.map(\.after) == ["a", "abc"])
     store.dispatch(EditorAction.typed("d"))

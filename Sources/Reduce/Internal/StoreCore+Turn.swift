@@ -19,8 +19,17 @@ public import Synchronization
 /// with a sleep and a wake-up per action. A turn holder serves at most `combiningLimit` requests
 /// and then hands the turn to the next requester, so no dispatch waits long for its own result.
 extension StoreCore {
-  /// The most requests one turn holder carries out for others before handing the turn over.
+  /// The most requests one turn holder carries out for others before handing the turn to a
+  /// waiting thread.
   @inlinable static var combiningLimit: Int { 64 }
+
+  /// The most requests one turn holder carries out before handing the turn to a waiting task.
+  ///
+  /// Larger than for a thread: a task handed the turn runs only once the executor reaches it,
+  /// behind every other task ready to run, and meanwhile nobody can serve the queue. Measured,
+  /// 1,000 tasks sending on 2 cores: 2.5% of one thread's throughput when a task was handed the
+  /// turn every 64 requests.
+  @inlinable static var taskCombiningLimit: Int { 4096 }
 
   /// How many times a task that finds the turn taken looks again, after ``waitBriefly()``,
   /// before it queues its work and suspends.
@@ -306,7 +315,13 @@ extension StoreCore {
         }
         let request = fields.incoming[fields.incomingHead]
         fields.incomingHead += 1
-        guard request.work == nil || served >= Self.combiningLimit else { return (request, false) }
+        if fields.incomingHead >= 1024, fields.incomingHead * 2 >= fields.incoming.count {
+          // Under sustained load the queue never empties: drop the requests already taken.
+          fields.incoming.removeFirst(fields.incomingHead)
+          fields.incomingHead = 0
+        }
+        let limit = request.isTask ? Self.taskCombiningLimit : Self.combiningLimit
+        guard request.work == nil || served >= limit else { return (request, false) }
         setOwner(&fields, .handedOver)
         request.outcome = .turn
         request.ended.store(true, ordering: .releasing)

@@ -37,6 +37,11 @@ final class TurnRequest<State: Sendable>: @unchecked Sendable {
   /// that looks before it sleeps.
   @usableFromInline let ended = Atomic<Bool>(false)
 
+  /// Whether a task waits for this request (rather than a blocked thread).
+  @inlinable var isTask: Bool {
+    if case .task = waiter { true } else { false }
+  }
+
   @usableFromInline
   init(work: PendingWork<State>?, waiter: Waiter) {
     self.work = work
