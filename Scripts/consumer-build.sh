@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds, in release, a package of its own that depends on this one by path and uses every
+# library product, as an app would: code inlined from the package into a client (the dispatch
+# path, the plugins' initialisers) is compiled there, and only a client's build can show that it
+# compiles. It once did not: an inlinable initialiser of UndoMiddleware set private properties,
+# and the compiler stopped with "Global is external, but doesn't have external or weak linkage".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/Sources/Consumer"
+cat >"$work/Package.swift" <<MANIFEST
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "Consumer",
+  platforms: [.macOS(.v15)],
+  dependencies: [.package(name: "Reduce", path: "$root")],
+  targets: [
+    .executableTarget(
+      name: "Consumer",
+      dependencies: [
+        .product(name: "Reduce", package: "Reduce"),
+        .product(name: "ReduceLogging", package: "Reduce"),
+        .product(name: "ReduceTesting", package: "Reduce"),
+        .product(name: "ReduceThrottle", package: "Reduce"),
+        .product(name: "ReduceThunk", package: "Reduce"),
+        .product(name: "ReduceUndo", package: "Reduce"),
+      ])
+  ],
+  swiftLanguageModes: [.v6]
+)
+MANIFEST
+cat >"$work/Sources/Consumer/main.swift" <<'SOURCE'
+import Reduce
+import ReduceLogging
+import ReduceTesting
+import ReduceThrottle
+import ReduceThunk
+import ReduceUndo
+
+struct AppState: Equatable, Sendable {
+  var count = 0
+  var title = ""
+}
+
+enum AppAction: Action {
+  case incremented
+  case titled(String)
+}
+
+let count = Mutator(\AppState.count) { (count: inout Int, action: AppAction) in
+  if case .incremented = action { count += 1 }
+}
+let title = Mutator(\AppState.title) { (title: inout String, action: AppAction) in
+  if case .titled(let text) = action { title = text }
+}
+let store = try Store(
+  initialState: AppState(), mutators: [count, title],
+  middleware: [
+    ThunkMiddleware<AppState, Void>(),
+    try ThrottleMiddleware<AppState>(rules: [.debounce(AppAction.self, for: .milliseconds(10))]),
+    LoggingMiddleware<AppState>(format: .jsonLines, sink: .standardError),
+    try UndoMiddleware<AppState>(scope: \.title),
+  ])
+store.dispatch(Batch([AppAction.incremented, AppAction.incremented]))
+store.dispatch(Thunk<AppState, Void> { context in context.dispatch(AppAction.titled("a")) })
+store.dispatch(UndoAction.undo)
+let recorder = RecordingMiddleware<AppState>()
+_ = recorder
+let state = await store.send(AppAction.incremented)
+print("consumer:", (try? state.get())?.count ?? -1)
+SOURCE
+swift build -c release --package-path "$work" >&2
+"$work/.build/release/Consumer"
