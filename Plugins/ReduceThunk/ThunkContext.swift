@@ -10,7 +10,7 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   ///
   /// An API client, a clock, a database handle: swap them in tests.
   public let dependencies: Dependencies
-  let environment: ThunkEnvironment<State>
+  @usableFromInline let environment: ThunkEnvironment<State>
 
   init(_ environment: ThunkEnvironment<State>, dependencies: Dependencies) {
     self.environment = environment
@@ -43,9 +43,10 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   ///
   /// - Parameter action: The action; another thunk is started as if the store dispatched it.
   /// - Returns: The state after the action, or why it failed.
-  @discardableResult
+  @inlinable @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    // A synchronous thunk is never cancelled: no guard, and no array to build.
+    // A synchronous thunk is never cancelled: no guard, and no array to build. Inlinable, so
+    // that the body's dispatch runs compiled for its state type.
     guard environment.run != nil else { return environment.base.dispatch(action) }
     return guarded([action])
   }
@@ -76,7 +77,8 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
 
   /// Runs a dispatch, unless this is an async thunk that was cancelled: checked now, and again
   /// once the dispatch holds the store's turn, before any middleware sees it.
-  private func guarded(_ actions: [any Action]) -> Result<State, DispatchError> {
+  @usableFromInline
+  func guarded(_ actions: [any Action]) -> Result<State, DispatchError> {
     guard let run = environment.run, let first = actions.first else {
       return environment.base.dispatch(actions)
     }

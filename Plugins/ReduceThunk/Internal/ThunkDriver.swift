@@ -1,4 +1,4 @@
-import Reduce
+public import Reduce
 
 /// The name every ``ThunkMiddleware`` has in a store's chain; `perform` looks for it.
 let thunkMiddlewareName = "ThunkMiddleware"
@@ -16,12 +16,13 @@ struct ThunkDriver<State: Sendable>: Sendable {
 }
 
 /// What a body's ``ThunkContext`` is made from.
+@usableFromInline
 struct ThunkEnvironment<State: Sendable>: Sendable {
-  let base: MiddlewareContext<State>
+  @usableFromInline let base: MiddlewareContext<State>
   let dependencies: any Sendable
   let runtime: ThunkRuntime
   /// The run of an async thunk; nil for a synchronous one.
-  let run: ThunkRun?
+  @usableFromInline let run: ThunkRun?
 }
 
 /// An action ``ThunkMiddleware`` handles itself instead of passing it on.
