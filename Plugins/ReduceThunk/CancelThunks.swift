@@ -34,7 +34,11 @@ public struct CancelThunks: Action, CustomStringConvertible {
 }
 
 extension CancelThunks: ThunkPluginAction {
-  func handle<StoreState: Sendable>(by driver: ThunkDriver<StoreState>) throws {
-    for run in driver.runtime.take(id: id, in: driver.context.storeID) { run.cancel() }
+  func handler<StoreState: Sendable>(in store: StoreState.Type) -> ThunkHandler<StoreState> {
+    { action, driver in
+      // Handlers are kept by type: the action is always a `CancelThunks`.
+      guard let cancel = action as? CancelThunks else { return }
+      for run in driver.runtime.take(id: cancel.id, in: driver.context.storeID) { run.cancel() }
+    }
   }
 }

@@ -1,13 +1,31 @@
 import Reduce
 
-extension Thunk: AnyThunk {
-  func handle<StoreState: Sendable>(by driver: ThunkDriver<StoreState>) throws {
-    guard let driver = driver as? ThunkDriver<State> else {
-      throw ThunkError.stateMismatch(
-        expected: String(describing: State.self), found: String(describing: StoreState.self))
+extension Thunk: ThunkPluginAction {
+  func handler<StoreState: Sendable>(in store: StoreState.Type) -> ThunkHandler<StoreState> {
+    if let handler = handler as? ThunkHandler<StoreState> { return handler }
+    let mismatch = ThunkError.stateMismatch(
+      expected: String(describing: State.self), found: String(describing: StoreState.self))
+    return { _, _ in throw mismatch }
+  }
+
+  /// Runs the thunk: a synchronous body now, during the dispatch of the thunk; an async one in
+  /// a task of its own.
+  @inlinable
+  func run(in driver: ThunkDriver<State>) throws {
+    // The common case, inlined into `runner`: a synchronous body that nobody awaits and that
+    // cancels nothing first. Its error rejects the dispatch.
+    if case .sync(let body) = work, ticket == nil, !cancelInFlight {
+      _ = try body(driver.environment(run: nil))
+      return
     }
+    try runInFull(driver)
+  }
+
+  /// Runs the thunk, whatever it is.
+  @usableFromInline
+  func runInFull(_ driver: ThunkDriver<State>) throws {
     switch work {
-    case .sync(let makeBody): try runSync(makeBody, driver)
+    case .sync(let body): try runSync(body, driver)
     case .async(let makeBody): try startAsync(makeBody, driver)
     }
   }
@@ -19,7 +37,7 @@ extension Thunk: AnyThunk {
   ///
   /// Its error goes to the awaiting `perform`; without one, it rejects the dispatch.
   private func runSync(
-    _ makeBody: @Sendable (ThunkEnvironment<State>) throws(ThunkError) -> () throws -> Value,
+    _ body: @Sendable (ThunkEnvironment<State>) throws -> Value,
     _ driver: ThunkDriver<State>
   ) throws {
     if cancelInFlight {
@@ -29,8 +47,7 @@ extension Thunk: AnyThunk {
     }
     if let call, !call.start(nil) { return }
     do {
-      let body = try makeBody(driver.environment(run: nil))
-      let value = try body()
+      let value = try body(driver.environment(run: nil))
       call?.finish(.success(value))
     } catch {
       guard let call else { throw error }

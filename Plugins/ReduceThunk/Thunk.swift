@@ -34,10 +34,13 @@ public import Reduce
 /// `ThunkContext<State, Void>` (the type inferred when the closure is not annotated) needs no
 /// dependencies and runs with any ``ThunkMiddleware``.
 public struct Thunk<State: Sendable, Value: Sendable>: Action {
-  /// The work: given the environment, makes the body's context (resolving the dependencies) and
-  /// returns the body bound to it.
+  /// The work: given the environment, makes the body's context (resolving the dependencies).
+  ///
+  /// A synchronous body is run at once; an async one is returned bound to its context, to be
+  /// run in a task.
+  @usableFromInline
   enum Work: Sendable {
-    case sync(@Sendable (ThunkEnvironment<State>) throws(ThunkError) -> () throws -> Value)
+    case sync(@Sendable (ThunkEnvironment<State>) throws -> Value)
     case async(
       @Sendable (ThunkEnvironment<State>) throws(ThunkError) -> @Sendable () async throws -> Value)
   }
@@ -52,15 +55,36 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   }
 
   let cancellationID: CancellationID?
-  let work: Work
+  @usableFromInline let work: Work
+  /// Runs a thunk of this type in a store of `State`; see ``runner``.
+  @usableFromInline let handler: ThunkHandler<State>
   /// Set by `perform` on its own copy: where the outcome goes.
-  var ticket: PerformTicket<Value>?
+  @usableFromInline var ticket: PerformTicket<Value>?
 
-  private init(id: (any Hashable & Sendable)?, cancelInFlight: Bool, work: Work) {
+  @usableFromInline
+  init(
+    id: (any Hashable & Sendable)?, cancelInFlight: Bool, work: Work,
+    handler: @escaping ThunkHandler<State>
+  ) {
     self.id = id
     self.cancellationID = id.map { CancellationID($0) }
     self.cancelInFlight = cancelInFlight
     self.work = work
+    self.handler = handler
+  }
+
+  /// Runs a thunk of this type: what ``ThunkMiddleware`` calls for it.
+  ///
+  /// Each initialiser stores it. Inlined there, where `State` and `Value` are usually concrete,
+  /// it is compiled for them, and so is the body's run: no generic metadata is looked up at run
+  /// time. It captures nothing, so storing it allocates nothing.
+  @inlinable
+  static var runner: ThunkHandler<State> {
+    { action, driver in
+      // Handlers are kept by type: the action is always of this type.
+      guard let thunk = action as? Self else { return }
+      try thunk.run(in: driver)
+    }
   }
 
   /// Creates a thunk with a synchronous body that needs no dependencies.
@@ -70,15 +94,15 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   ///     with `cancelInFlight`.
   ///   - cancelInFlight: Whether to cancel the async thunks in flight with the same `id` first.
   ///   - body: The work; it runs while the thunk is dispatched.
+  @inlinable
   public init(
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) throws -> Value
   ) {
     let work = Work.sync { environment in
-      let context = ThunkContext<State, Void>(environment, dependencies: ())
-      return { try body(context) }
+      try body(ThunkContext<State, Void>(environment, dependencies: ()))
     }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: work, handler: Self.runner)
   }
 
   /// Creates a thunk with an async body that needs no dependencies.
@@ -87,6 +111,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   ///   - id: A cancellation id, for ``CancelThunks`` and `cancelInFlight`.
   ///   - cancelInFlight: Whether to cancel the thunks in flight with the same `id` first.
   ///   - body: The work; it runs in a task of its own.
+  @inlinable
   public init(
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) async throws -> Value
@@ -95,7 +120,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
       let context = ThunkContext<State, Void>(environment, dependencies: ())
       return { try await body(context) }
     }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: work, handler: Self.runner)
   }
 
   /// Creates a thunk with a synchronous body that uses the store's dependencies.
@@ -105,15 +130,15 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   ///     with `cancelInFlight`.
   ///   - cancelInFlight: Whether to cancel the async thunks in flight with the same `id` first.
   ///   - body: The work; its context's type names the dependencies it needs.
+  @inlinable
   public init<Dependencies: Sendable>(
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) throws -> Value
   ) {
-    let work = Work.sync { environment throws(ThunkError) in
-      let context = try ThunkContext<State, Dependencies>(resolving: environment)
-      return { try body(context) }
+    let work = Work.sync { environment in
+      try body(ThunkContext<State, Dependencies>(resolving: environment))
     }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: work, handler: Self.runner)
   }
 
   /// Creates a thunk with an async body that uses the store's dependencies.
@@ -122,6 +147,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   ///   - id: A cancellation id, for ``CancelThunks`` and `cancelInFlight`.
   ///   - cancelInFlight: Whether to cancel the thunks in flight with the same `id` first.
   ///   - body: The work; its context's type names the dependencies it needs.
+  @inlinable
   public init<Dependencies: Sendable>(
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) async throws -> Value
@@ -130,7 +156,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
       let context = try ThunkContext<State, Dependencies>(resolving: environment)
       return { try await body(context) }
     }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: work, handler: Self.runner)
   }
 }
 

@@ -19,29 +19,41 @@ public import Reduce
 public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middleware {
   /// The dependencies every thunk's body gets in its context.
   public let dependencies: Dependencies
-  let runtime = ThunkRuntime()
-  /// Passes an action on; made where `State` is known, so that it runs specialised.
-  let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  let runtime: ThunkRuntime
+  /// Handles an action; made where `State` is known, so that it runs specialised.
+  let handleAction: @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Void
 
   /// Creates a middleware that runs thunks with dependencies.
   ///
   /// - Parameter dependencies: Any `Sendable` value: a struct of clients, a protocol existential.
   @inlinable
   public init(dependencies: Dependencies) {
-    // Inlined where the store's state type is concrete, this closure is compiled for it: the
-    // rest of the chain then runs specialised instead of through generic metadata.
-    self.init(dependencies: dependencies) { action, next throws(DispatchError) in
-      try next(action)
+    let runtime = ThunkRuntime()
+    let handlers = ThunkHandlers<State>()
+    // Boxed once here rather than for every thunk.
+    let boxed: any Sendable = dependencies
+    // Inlined where the store's state type is concrete, this closure is compiled for it, and so
+    // are the handlers it calls and the rest of the chain: no generic metadata is looked up at
+    // run time (thunk-sync: 10,762 -> 5,908 instructions per dispatch, with `Thunk.runner`).
+    self.init(dependencies: dependencies, runtime: runtime) { action, context, next in
+      // The store calls `handle` only for the types `handles(_:)` accepts: thunks and
+      // `CancelThunks`. Another action, handed here directly, is passed on untouched.
+      guard let handler = handlers.handler(for: action) else { return try next(action) }
+      // A batch is applied at once, all or nothing; a thunk's work cannot be part of it.
+      if context.batch != nil { throw ThunkError.unsupportedInBatch(action: "\(action)") }
+      try handler(action, ThunkDriver(context: context, dependencies: boxed, runtime: runtime))
     }
   }
 
   @usableFromInline
   init(
-    dependencies: Dependencies,
-    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+    dependencies: Dependencies, runtime: ThunkRuntime,
+    handleAction:
+      @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Void
   ) {
     self.dependencies = dependencies
-    self.forward = forward
+    self.runtime = runtime
+    self.handleAction = handleAction
   }
 
   /// `ThunkMiddleware`, whatever the generic arguments; `Store.perform(_:)` looks for it.
@@ -58,13 +70,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    // The store calls this only for the types `handles(_:)` accepts: thunks and `CancelThunks`.
-    // Another action, handed here directly, is passed on untouched.
-    guard let own = action as? any ThunkPluginAction else { return try forward(action, next) }
-    // A batch is applied at once, all or nothing; a thunk's work cannot be part of it.
-    if context.batch != nil { throw ThunkError.unsupportedInBatch(action: "\(action)") }
-    let driver = ThunkDriver(context: context, dependencies: dependencies, runtime: runtime)
-    try own.handle(by: driver)
+    try handleAction(action, context, next)
   }
 
   /// Whether the middleware wants actions of a type.

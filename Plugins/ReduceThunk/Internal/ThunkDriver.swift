@@ -3,13 +3,29 @@ public import Reduce
 /// The name every ``ThunkMiddleware`` has in a store's chain; `perform` looks for it.
 let thunkMiddlewareName = "ThunkMiddleware"
 
+/// Runs an action of one thunk type (or ``CancelThunks``) in a store whose state is `State`.
+///
+/// It is given the action, which is of that type, and the middleware's driver.
+@usableFromInline
+typealias ThunkHandler<State: Sendable> =
+  @Sendable (any Action, ThunkDriver<State>) throws -> Void
+
 /// What a ``ThunkMiddleware`` gives a thunk or a ``CancelThunks`` it handles.
+@usableFromInline
 struct ThunkDriver<State: Sendable>: Sendable {
-  let context: MiddlewareContext<State>
-  let dependencies: any Sendable
-  let runtime: ThunkRuntime
+  @usableFromInline let context: MiddlewareContext<State>
+  @usableFromInline let dependencies: any Sendable
+  @usableFromInline let runtime: ThunkRuntime
+
+  @inlinable
+  init(context: MiddlewareContext<State>, dependencies: any Sendable, runtime: ThunkRuntime) {
+    self.context = context
+    self.dependencies = dependencies
+    self.runtime = runtime
+  }
 
   /// The environment of one body: the driver plus the run of an async thunk.
+  @inlinable
   func environment(run: ThunkRun?) -> ThunkEnvironment<State> {
     ThunkEnvironment(base: context, dependencies: dependencies, runtime: runtime, run: run)
   }
@@ -19,19 +35,31 @@ struct ThunkDriver<State: Sendable>: Sendable {
 @usableFromInline
 struct ThunkEnvironment<State: Sendable>: Sendable {
   @usableFromInline let base: MiddlewareContext<State>
-  let dependencies: any Sendable
-  let runtime: ThunkRuntime
+  @usableFromInline let dependencies: any Sendable
+  @usableFromInline let runtime: ThunkRuntime
   /// The run of an async thunk; nil for a synchronous one.
   @usableFromInline let run: ThunkRun?
+
+  @inlinable
+  init(
+    base: MiddlewareContext<State>, dependencies: any Sendable, runtime: ThunkRuntime,
+    run: ThunkRun?
+  ) {
+    self.base = base
+    self.dependencies = dependencies
+    self.runtime = runtime
+    self.run = run
+  }
 }
 
 /// An action ``ThunkMiddleware`` handles itself instead of passing it on.
 protocol ThunkPluginAction: Action {
-  /// Handles the action in a store whose state is `StoreState`.
+  /// The handler of this action's type in a store whose state is `StoreState`.
   ///
-  /// - Throws: What rejects the dispatch.
-  func handle<StoreState: Sendable>(by driver: ThunkDriver<StoreState>) throws
+  /// The middleware asks once per type and keeps the answer (``ThunkHandlers``).
+  ///
+  /// - Parameter store: The store's state type.
+  /// - Returns: The handler; for a thunk of another state type, one that throws
+  ///   ``ThunkError/stateMismatch(expected:found:)``.
+  func handler<StoreState: Sendable>(in store: StoreState.Type) -> ThunkHandler<StoreState>
 }
-
-/// A ``Thunk`` of any state and value type.
-protocol AnyThunk: ThunkPluginAction {}

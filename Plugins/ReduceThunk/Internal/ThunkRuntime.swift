@@ -6,6 +6,7 @@ import Reduce
 /// Decided under the lock, acted on after it: the methods return the runs to cancel, and the
 /// caller cancels them (which runs task cancellation handlers, user code) after the lock is
 /// released.
+@usableFromInline
 final class ThunkRuntime: Sendable {
   private struct Entry {
     let store: ObjectIdentifier
@@ -20,6 +21,9 @@ final class ThunkRuntime: Sendable {
   }
 
   private let storage = Locked(Storage())
+
+  @usableFromInline
+  init() {}
 
   /// Whether the middleware serves a store.
   func isAttached(to store: ObjectIdentifier) -> Bool {
