@@ -199,7 +199,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// - Parameter store: The store's identity.
   /// - Throws: ``UndoError/alreadyAttached(name:)`` when it already serves a store.
   public func willAttach(to store: ObjectIdentifier) throws {
-    try engine.attach(to: store)
+    try engine.attach(to: store) { [self] in statusDidChange() }
   }
 
   /// Leaves a store and forgets its history; the middleware may then serve another store.

@@ -138,6 +138,26 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
     Grouping(openKey: openKey, depth: depth, groupHasStep: groupHasStep, groupLabel: groupLabel)
   }
 
+  /// Whether a change merges into the newest step, and the label of the step it starts, when
+  /// that can be decided without user code; nil when it takes comparing two `groupBy` keys or
+  /// running the `label` option (``UndoRecorder/decide(_:key:action:)`` does that, outside the
+  /// lock).
+  ///
+  /// - Parameters:
+  ///   - key: The action's `groupBy` key.
+  ///   - labelled: Whether the middleware has a `label` option.
+  /// - Returns: The decision, or nil when it needs user code.
+  @inlinable
+  func decision(key: GroupKey?, labelled: Bool) -> (merging: Bool, label: String?)? {
+    if depth > 0 {
+      if groupHasStep { return (true, nil) }
+      if let groupLabel { return (false, groupLabel) }
+    } else if key != nil, openKey != nil {
+      return nil
+    }
+    return labelled ? nil : (false, nil)
+  }
+
   /// Takes the state first seen as the starting point of the history.
   @inlinable
   mutating func noteBaseline(_ state: Snapshot) {
