@@ -35,7 +35,7 @@ public struct CancelThunks: Action, CustomStringConvertible {
 
 extension CancelThunks: ThunkPluginAction {
   func handler<StoreState: Sendable>(in store: StoreState.Type) -> ThunkHandler<StoreState> {
-    { action, driver in
+    ThunkHandler { action, driver in
       // Handlers are kept by type: the action is always a `CancelThunks`.
       guard let cancel = action as? CancelThunks else { return }
       for run in driver.runtime.take(id: cancel.id, in: driver.context.storeID) { run.cancel() }

@@ -2,19 +2,21 @@ import Reduce
 
 extension Thunk: ThunkPluginAction {
   func handler<StoreState: Sendable>(in store: StoreState.Type) -> ThunkHandler<StoreState> {
-    if let handler = handler as? ThunkHandler<StoreState> { return handler }
+    if let handler = ThunkHandler<State>(definition.handle) as? ThunkHandler<StoreState> {
+      return handler
+    }
     let mismatch = ThunkError.stateMismatch(
       expected: String(describing: State.self), found: String(describing: StoreState.self))
-    return { _, _ in throw mismatch }
+    return ThunkHandler { _, _ in throw mismatch }
   }
 
   /// Runs the thunk: a synchronous body now, during the dispatch of the thunk; an async one in
   /// a task of its own.
   @inlinable
   func run(in driver: ThunkDriver<State>) throws {
-    // The common case, inlined into `runner`: a synchronous body that nobody awaits and that
+    // The common case, inlined into `handle`: a synchronous body that nobody awaits and that
     // cancels nothing first. Its error rejects the dispatch.
-    if case .sync(let body) = work, ticket == nil, !cancelInFlight {
+    if case .sync(let body) = definition.work, ticket == nil, !definition.cancelInFlight {
       _ = try body(driver.environment(run: nil))
       return
     }
@@ -24,7 +26,7 @@ extension Thunk: ThunkPluginAction {
   /// Runs the thunk, whatever it is.
   @usableFromInline
   func runInFull(_ driver: ThunkDriver<State>) throws {
-    switch work {
+    switch definition.work {
     case .sync(let body): try runSync(body, driver)
     case .async(let makeBody): try startAsync(makeBody, driver)
     }

@@ -3,12 +3,22 @@ public import Reduce
 /// The name every ``ThunkMiddleware`` has in a store's chain; `perform` looks for it.
 let thunkMiddlewareName = "ThunkMiddleware"
 
-/// Runs an action of one thunk type (or ``CancelThunks``) in a store whose state is `State`.
+/// Runs the actions of one thunk type (or ``CancelThunks``) in a store whose state is `State`.
 ///
-/// It is given the action, which is of that type, and the middleware's driver.
+/// A class, so that a table of handlers holds each as one reference: a closure kept in a table
+/// is converted back each time it is read, at the cost of an allocation.
 @usableFromInline
-typealias ThunkHandler<State: Sendable> =
-  @Sendable (any Action, ThunkDriver<State>) throws -> Void
+final class ThunkHandler<State: Sendable>: Sendable {
+  /// Runs an action, of the handler's type, with the middleware's driver.
+  @usableFromInline typealias Body = @Sendable (any Action, ThunkDriver<State>) throws -> Void
+
+  @usableFromInline let body: Body
+
+  @usableFromInline
+  init(_ body: @escaping Body) {
+    self.body = body
+  }
+}
 
 /// What a ``ThunkMiddleware`` gives a thunk or a ``CancelThunks`` it handles.
 @usableFromInline
