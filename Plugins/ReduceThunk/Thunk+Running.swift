@@ -16,7 +16,8 @@ extension Thunk: ThunkPluginAction {
   func run(in driver: ThunkDriver<State>) throws {
     // The common case, inlined into `handle`: a synchronous body that nobody awaits and that
     // cancels nothing first. Its error rejects the dispatch.
-    if case .sync(let body) = definition.work, ticket == nil, !definition.cancelInFlight {
+    if case .sync(let body) = definition.work, definition.ticket == nil, !definition.cancelInFlight
+    {
       _ = try body(driver.environment(run: nil))
       return
     }
@@ -33,7 +34,7 @@ extension Thunk: ThunkPluginAction {
   }
 
   /// The awaiting `perform`, when there is one.
-  private var call: ThunkCall<Value>? { ticket?.call }
+  private var call: ThunkCall<Value>? { definition.ticket?.call }
 
   /// Runs a synchronous body now, during the dispatch of the thunk.
   ///

@@ -32,8 +32,7 @@ enum Perform {
     let call = ThunkCall<Value>()
     let ticket = PerformTicket(call)
     withExtendedLifetime(ticket) {
-      var tracked = thunk
-      tracked.ticket = ticket
+      let tracked = thunk.tracked(by: ticket)
       let outcome = dispatch(tracked)
       guard !call.isStarted else { return }
       switch outcome {
