@@ -35,10 +35,12 @@ public struct CancelThunks: Action, CustomStringConvertible {
 
 extension CancelThunks: ThunkPluginAction {
   func handler<StoreState: Sendable>(in store: StoreState.Type) -> ThunkHandler<StoreState> {
-    ThunkHandler { action, driver in
+    ThunkHandler { action, environment in
       // Handlers are kept by type: the action is always a `CancelThunks`.
       guard let cancel = action as? CancelThunks else { return }
-      for run in driver.runtime.take(id: cancel.id, in: driver.context.storeID) { run.cancel() }
+      for run in environment.runtime.take(id: cancel.id, in: environment.base.storeID) {
+        run.cancel()
+      }
     }
   }
 }

@@ -13,23 +13,23 @@ extension Thunk: ThunkPluginAction {
   /// Runs the thunk: a synchronous body now, during the dispatch of the thunk; an async one in
   /// a task of its own.
   @inlinable
-  func run(in driver: ThunkDriver<State>) throws {
+  func run(in environment: ThunkEnvironment<State>) throws {
     // The common case, inlined into `handle`: a synchronous body that nobody awaits and that
     // cancels nothing first. Its error rejects the dispatch.
     if case .sync(let body) = definition.work, definition.ticket == nil, !definition.cancelInFlight
     {
-      _ = try body(driver.environment(run: nil))
+      _ = try body(environment)
       return
     }
-    try runInFull(driver)
+    try runInFull(environment)
   }
 
   /// Runs the thunk, whatever it is.
   @usableFromInline
-  func runInFull(_ driver: ThunkDriver<State>) throws {
+  func runInFull(_ environment: ThunkEnvironment<State>) throws {
     switch definition.work {
-    case .sync(let body): try runSync(body, driver)
-    case .async(let makeBody): try startAsync(makeBody, driver)
+    case .sync(let body): try runSync(body, environment)
+    case .async(let makeBody): try startAsync(makeBody, environment)
     }
   }
 
@@ -41,16 +41,16 @@ extension Thunk: ThunkPluginAction {
   /// Its error goes to the awaiting `perform`; without one, it rejects the dispatch.
   private func runSync(
     _ body: @Sendable (ThunkEnvironment<State>) throws -> Value,
-    _ driver: ThunkDriver<State>
+    _ environment: ThunkEnvironment<State>
   ) throws {
     if cancelInFlight {
-      for run in driver.runtime.take(id: cancellationID, in: driver.context.storeID) {
+      for run in environment.runtime.take(id: cancellationID, in: environment.base.storeID) {
         run.cancel()
       }
     }
     if let call, !call.start(nil) { return }
     do {
-      let value = try body(driver.environment(run: nil))
+      let value = try body(environment)
       call?.finish(.success(value))
     } catch {
       guard let call else { throw error }
@@ -66,7 +66,7 @@ extension Thunk: ThunkPluginAction {
     _ makeBody:
       @Sendable (ThunkEnvironment<State>) throws(ThunkError)
       -> @Sendable () async throws -> Value,
-    _ driver: ThunkDriver<State>
+    _ environment: ThunkEnvironment<State>
   ) throws {
     let call = self.call
     var onCancel: (@Sendable () -> Void)?
@@ -76,7 +76,7 @@ extension Thunk: ThunkPluginAction {
     let run = ThunkRun(onCancel: onCancel)
     let operation: @Sendable () async throws -> Value
     do {
-      operation = try makeBody(driver.environment(run: run))
+      operation = try makeBody(environment.running(run))
     } catch {
       guard let call else { throw error }
       call.finish(.failure(error))
@@ -84,16 +84,16 @@ extension Thunk: ThunkPluginAction {
     }
     if let call, !call.start(run) { return }
     guard
-      let (key, replaced) = driver.runtime.insert(
-        run, in: driver.context.storeID, id: cancellationID, cancelInFlight: cancelInFlight)
+      let (key, replaced) = environment.runtime.insert(
+        run, in: environment.base.storeID, id: cancellationID, cancelInFlight: cancelInFlight)
     else {
       // The middleware left its store while this dispatch was finishing: nothing runs any more.
       run.cancel()
       return
     }
     for old in replaced { old.cancel() }
-    let runtime = driver.runtime
-    let context = driver.context
+    let runtime = environment.runtime
+    let context = environment.base
     let task = Task {
       let result: Result<Value, any Error>
       do {

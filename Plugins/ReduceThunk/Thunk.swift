@@ -121,10 +121,10 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   /// up at run time. It captures nothing, so keeping it allocates nothing.
   @inlinable
   static var handle: ThunkHandler<State>.Body {
-    { action, driver in
+    { action, environment in
       // Handlers are kept by type: the action is always of this type.
       guard let thunk = action as? Self else { return }
-      try thunk.run(in: driver)
+      try thunk.run(in: environment)
     }
   }
 

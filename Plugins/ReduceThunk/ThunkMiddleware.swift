@@ -41,7 +41,9 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
       guard let handler = handlers.handler(for: action) else { return try next(action) }
       // A batch is applied at once, all or nothing; a thunk's work cannot be part of it.
       if context.batch != nil { throw ThunkError.unsupportedInBatch(action: "\(action)") }
-      try handler.body(action, ThunkDriver(context: context, dependencies: boxed, runtime: runtime))
+      let environment = ThunkEnvironment(
+        base: context, dependencies: boxed, runtime: runtime, run: nil)
+      try handler.body(action, environment)
     }
   }
 

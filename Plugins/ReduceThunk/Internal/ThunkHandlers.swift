@@ -1,5 +1,23 @@
 public import Reduce
 
+/// Runs the actions of one thunk type (or ``CancelThunks``) in a store whose state is `State`.
+///
+/// A class, so that a table of handlers holds each as one reference: a closure kept in a table
+/// is converted back each time it is read, at the cost of an allocation.
+@usableFromInline
+final class ThunkHandler<State: Sendable>: Sendable {
+  /// Runs an action, of the handler's type, in the middleware's environment.
+  @usableFromInline typealias Body =
+    @Sendable (any Action, ThunkEnvironment<State>) throws -> Void
+
+  @usableFromInline let body: Body
+
+  @usableFromInline
+  init(_ body: @escaping Body) {
+    self.body = body
+  }
+}
+
 /// The handler of each action type a ``ThunkMiddleware`` has handled, by type.
 ///
 /// A type's handler is found once, through a cast of its first action to ``ThunkPluginAction``,
