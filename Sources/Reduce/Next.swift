@@ -69,9 +69,8 @@ public struct Next<State: Sendable>: Sendable {
     watching value: @escaping @Sendable (State) -> Value,
     onReduced: @escaping @Sendable (Reduction<Value>) -> Void
   ) throws(DispatchError) {
-    let watch = ValueWatch(value: value, onReduced: onReduced)
-    watch.outer = flow.watches
-    try pass(action, watch: watch)
+    try pass(
+      action, watch: ReductionWatch(value: value, onReduced: onReduced, outer: flow.watches))
   }
 
   /// Runs the rest of the flow for `action`: at once during the dispatch this `next` belongs to,
@@ -81,7 +80,7 @@ public struct Next<State: Sendable>: Sendable {
   /// one of another type (the middleware passed on a different action) to the next middleware
   /// after this one that handles that type.
   @inlinable
-  func pass(_ action: any Action, watch: (any ReductionWatch<State>)?) throws(DispatchError) {
+  func pass(_ action: any Action, watch: ReductionWatch<State>?) throws(DispatchError) {
     let type = dispatchedType(of: action)
     guard ObjectIdentifier(type) != flow.plan.actionType || watch != nil else {
       // The flow goes on as it is: no copy of it.

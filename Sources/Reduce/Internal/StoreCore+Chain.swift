@@ -14,14 +14,14 @@ struct Flow<State: Sendable>: Sendable {
   @usableFromInline let item: UInt64
   @usableFromInline let thread: ThreadID
   /// The reductions watched by the middleware the action passed, innermost first.
-  @usableFromInline var watches: (any ReductionWatch<State>)?
+  @usableFromInline var watches: ReductionWatch<State>?
   /// The `Batch` the action is one of, while that batch is being applied.
   @usableFromInline let batch: Batch?
 
   @inlinable
   init(
     plan: ChainPlan<State>, index: Int, item: UInt64, thread: ThreadID,
-    watches: (any ReductionWatch<State>)?, batch: Batch?
+    watches: ReductionWatch<State>?, batch: Batch?
   ) {
     self.plan = plan
     self.index = index
@@ -48,7 +48,7 @@ extension StoreCore {
   @inlinable
   func process(
     _ action: any Action, plan: ChainPlan<State>, from index: Int,
-    watches: (any ReductionWatch<State>)?,
+    watches: ReductionWatch<State>?,
     isFallback: Bool
   ) -> DispatchError? {
     local.pointee.itemCounter &+= 1
