@@ -63,10 +63,9 @@ func concurrentWorkloads() -> [Workload] {
       },
       baseline: counterBaseline),
     sendWorkload("send-1000", tasks: 1000, target: .relative(to: "counter", factor: 3.33)),
-    // 50,000 dispatches, not a million: with eight tasks sending without pause, the store's run
-    // time sometimes grows faster than linearly (7.5 s for 160,000 on a quiet machine, where
-    // other runs make a million in 0.7 s; Guides/Performance.md), a problem of the core
-    // reported to its owners.
+    // 50,000 dispatches: a reference without a target, kept short. (It was cut to that when
+    // eight tasks sending without pause sometimes took seconds for 160,000, before a task
+    // waited a moment and yielded before it queued; Guides/Performance.md.)
     sendWorkload("contended-8-send", tasks: 8, dispatches: 50_000, target: nil),
   ]
 }
