@@ -26,20 +26,6 @@ func readOnAnotherThread(_ context: MiddlewareContext<TestState>) -> (state: Int
 /// The state a middleware context reads: in `handle` on the dispatching thread, and from a
 /// context kept for later or read on another thread.
 @Suite struct MiddlewareContextTests {
-  @Test("context.state gives the state before next, and after it once next returned")
-  func readAroundNext() throws {
-    let seen = Probe<Int>()
-    let spy = AnyMiddleware<TestState>(name: "spy") { action, context, next in
-      seen.append(context.state.counter)
-      try next(action)
-      seen.append(context.state.counter)
-    }
-    let store = try makeStore(middleware: [spy])
-    store.dispatch(Increment(by: 5))
-    store.dispatch(Increment(by: 2))
-    #expect(seen.values == [0, 5, 5, 7])
-  }
-
   @Test("a context read on another thread during handle gets the state before the action")
   func readOnAnotherThreadDuringHandle() throws {
     let seen = Probe<String>()

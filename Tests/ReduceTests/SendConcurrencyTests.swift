@@ -37,6 +37,25 @@ func expectExact(_ results: [(id: Int, state: Tape?)], total: Int) {
   #expect(Set(results.compactMap { $0.state?.count }).count == total)
 }
 
+/// A store whose turn a thread of its own holds, in a middleware, until `gate` is signalled.
+func storeWithTurnHeld() async throws -> (Store<Tape>, DispatchSemaphore) {
+  let gate = DispatchSemaphore(value: 0)
+  let holding = Box<CheckedContinuation<Void, Never>?>(nil)
+  let holder = AnyMiddleware<Tape>(name: "holder") { action, _, next in
+    if action is Hold {
+      holding.value?.resume()
+      gate.wait()
+    }
+    try next(action)
+  }
+  let store = try Store(initialState: Tape(), mutators: tapeMutators, middleware: [holder])
+  await withCheckedContinuation { continuation in
+    holding.value = continuation
+    Thread { store.dispatch(Hold()) }.start()
+  }
+  return (store, gate)
+}
+
 // Runs alone, and under ThreadSanitizer in CI, like every `...ConcurrencyTests` suite.
 @Suite(.serialized) struct SendConcurrencyTests {
   @Test(
@@ -59,21 +78,7 @@ func expectExact(_ results: [(id: Int, state: Tape?)], total: Int) {
     "senders waiting for a busy store suspend: other tasks keep running meanwhile",
     .timeLimit(.minutes(1)))
   func waitingSendersDoNotStarveThePool() async throws {
-    let gate = DispatchSemaphore(value: 0)
-    let holding = Box<CheckedContinuation<Void, Never>?>(nil)
-    let holder = AnyMiddleware<Tape>(name: "holder") { action, _, next in
-      if action is Hold {
-        holding.value?.resume()
-        gate.wait()
-      }
-      try next(action)
-    }
-    let store = try Store(initialState: Tape(), mutators: tapeMutators, middleware: [holder])
-    // A thread of its own takes the turn and keeps it until the gate opens.
-    await withCheckedContinuation { continuation in
-      holding.value = continuation
-      Thread { store.dispatch(Hold()) }.start()
-    }
+    let (store, gate) = try await storeWithTurnHeld()
     let senders = 1_000
     let group = Task {
       await withTaskGroup(of: (id: Int, state: Tape?).self) { group in
@@ -100,20 +105,7 @@ func expectExact(_ results: [(id: Int, state: Tape?)], total: Int) {
 
   @Test("a send whose task is cancelled while it waits still runs, whole")
   func cancelledSendStillRuns() async throws {
-    let gate = DispatchSemaphore(value: 0)
-    let holding = Box<CheckedContinuation<Void, Never>?>(nil)
-    let holder = AnyMiddleware<Tape>(name: "holder") { action, _, next in
-      if action is Hold {
-        holding.value?.resume()
-        gate.wait()
-      }
-      try next(action)
-    }
-    let store = try Store(initialState: Tape(), mutators: tapeMutators, middleware: [holder])
-    await withCheckedContinuation { continuation in
-      holding.value = continuation
-      Thread { store.dispatch(Hold()) }.start()
-    }
+    let (store, gate) = try await storeWithTurnHeld()
     let sender = Task { await store.send(Stamp(id: 7)) }
     sender.cancel()
     gate.signal()
