@@ -140,7 +140,10 @@ public final class Store<State: Sendable>: Sendable, Observable {
   /// - Returns: The state after the action and its follow-ups, or why the action failed.
   @inlinable @discardableResult
   public func send(_ action: some Action) async -> Result<State, DispatchError> {
-    await core.send(.dispatch(action, isFallback: false))
+    // At once, with no suspension point, when the store is idle or busy for a moment only: the
+    // common case costs what `dispatch` costs.
+    if let result = core.tryRunningNow(.dispatch(action, isFallback: false)) { return result }
+    return await core.send(.dispatch(action, isFallback: false))
   }
 
   /// Dispatches actions one after another from a task, each reduced and observed on its own,
@@ -151,7 +154,8 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   not dispatched).
   @inlinable @discardableResult
   public func send(_ actions: [any Action]) async -> Result<State, DispatchError> {
-    await core.send(.sequence(actions))
+    if let result = core.tryRunningNow(.sequence(actions)) { return result }
+    return await core.send(.sequence(actions))
   }
 
   /// Dispatches every action of an async sequence as it arrives.
