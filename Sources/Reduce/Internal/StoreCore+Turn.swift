@@ -329,15 +329,31 @@ extension StoreCore {
   @inlinable
   func serveRequests() {
     var served = 0
+    // The request carried out last, and its failure: it is told its result in the same hold of
+    // the lock that takes the next one (one hold per request fewer).
+    var current: TurnRequest<State>?
+    var failure: DispatchError?
     while true {
-      let next = fields.withLock { fields -> (TurnRequest<State>, handedOver: Bool)? in
+      var resume:
+        (CheckedContinuation<TurnRequest<State>.Outcome, Never>, TurnRequest<State>.Outcome)?
+      let step = fields.withLock { fields -> ServeStep<State> in
+        if current != nil, !fields.pending.isEmpty {
+          defer { fields.pending = [] }
+          return .followUps(fields.pending)
+        }
+        if let request = current {
+          let outcome = TurnRequest<State>.Outcome.done(
+            failure.map(Result.failure) ?? .success(local.pointee.state))
+          tell(request, outcome)
+          if case .task(let continuation) = request.waiter { resume = (continuation, outcome) }
+        }
         guard fields.incomingHead < fields.incoming.count else {
           if !fields.incoming.isEmpty {
             fields.incoming.removeAll(keepingCapacity: fields.incoming.count < 1024)
             fields.incomingHead = 0
           }
           setOwner(&fields, nil)
-          return nil
+          return .end
         }
         let request = fields.incoming[fields.incomingHead]
         fields.incomingHead += 1
@@ -347,37 +363,35 @@ extension StoreCore {
           fields.incomingHead = 0
         }
         let limit = request.isTask ? Self.taskCombiningLimit : Self.combiningLimit
-        guard request.work == nil || served >= limit else { return (request, false) }
+        guard request.work == nil || served >= limit else { return .carryOut(request) }
         setOwner(&fields, .handedOver)
-        request.outcome = .turn
-        request.ended.store(true, ordering: .releasing)
-        if case .thread(let condition) = request.waiter { condition.broadcast() }
-        return (request, true)
+        tell(request, .turn)
+        return .handOver(request)
       }
-      guard let (request, handedOver) = next else { return }
-      if handedOver {
+      // A task is resumed outside the lock.
+      if let (continuation, outcome) = resume { continuation.resume(returning: outcome) }
+      switch step {
+      case .followUps(let followUps):
+        for work in followUps { _ = perform(work) }
+      case .carryOut(let request):
+        current = request
+        failure = request.work.flatMap { perform($0) }
+        served += 1
+      case .handOver(let request):
         if case .task(let continuation) = request.waiter { continuation.resume(returning: .turn) }
         return
+      case .end:
+        return
       }
-      guard let work = request.work else { return }
-      let failure = perform(work)
-      runQueued(from: 0)
-      complete(request, with: failure.map(Result.failure) ?? .success(local.pointee.state))
-      served += 1
     }
   }
 
-  /// Hands a request its result and wakes its requester.
+  /// Records how a request ended and wakes a thread waiting for it; the lock must be held.
   @inlinable
-  func complete(_ request: TurnRequest<State>, with result: Result<State, DispatchError>) {
-    fields.withLock { _ in
-      request.outcome = .done(result)
-      request.ended.store(true, ordering: .releasing)
-      if case .thread(let condition) = request.waiter { condition.broadcast() }
-    }
-    if case .task(let continuation) = request.waiter {
-      continuation.resume(returning: .done(result))
-    }
+  func tell(_ request: TurnRequest<State>, _ outcome: TurnRequest<State>.Outcome) {
+    request.outcome = outcome
+    request.ended.store(true, ordering: .releasing)
+    if case .thread(let condition) = request.waiter { condition.broadcast() }
   }
 }
 
@@ -391,6 +405,19 @@ enum TurnStep<State: Sendable> {
   case taken(ChainPlans<State>?)
   /// Another thread holds it: the request waits for that thread.
   case waiting(TurnRequest<State>)
+}
+
+/// What the turn holder does next while it serves the requests of others.
+@usableFromInline
+enum ServeStep<State: Sendable> {
+  /// Run the follow-ups of the request just carried out, before it is told its result.
+  case followUps([PendingWork<State>])
+  /// Carry out this request.
+  case carryOut(TurnRequest<State>)
+  /// This request holds the turn now: stop.
+  case handOver(TurnRequest<State>)
+  /// Nothing is left: the turn was given up.
+  case end
 }
 
 /// What the turn holder does next when its own work is done.
