@@ -11,13 +11,16 @@ public import Synchronization
 /// The dispatch turn: one thread at a time runs actions through a store's chain and reducers.
 ///
 /// A thread that finds the turn free takes it and runs its own work. One that finds it taken
-/// does not wait for it: it queues its work as a ``TurnRequest`` and sleeps (a task suspends);
-/// the turn holder, once its own work and follow-ups are done and its result is taken, carries
-/// out the queued requests in arrival order, hands each its result, and wakes it. So under
+/// does not wait for it: it queues its work as a ``TurnRequest`` and waits for the result (a
+/// thread yields a few times, then sleeps; a task first spins a moment and yields a few times
+/// trying again, then suspends); the turn holder, once its own work and follow-ups are done and
+/// its result is taken, carries out the queued requests in arrival order, hands each its result,
+/// and wakes it. So under
 /// contention the turn stays on one running thread, which works through the queue (combining,
 /// as in flat combining or a database's group commit), instead of passing from thread to thread
 /// with a sleep and a wake-up per action. A turn holder serves at most `combiningLimit` requests
-/// and then hands the turn to the next requester, so no dispatch waits long for its own result.
+/// of threads (`taskCombiningLimit` of tasks) and then hands the turn to the next requester, so
+/// no dispatch waits long for its own result.
 extension StoreCore {
   /// The most requests one turn holder carries out for others before handing the turn to a
   /// waiting thread.

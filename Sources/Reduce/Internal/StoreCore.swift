@@ -115,7 +115,6 @@ struct TurnFields<State: Sendable> {
 @usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let fields = Locked(CoreFields<State>())
-  @usableFromInline let turnChanged = Condition()
   @usableFromInline let stateCommitted = Condition()
   /// The state and the turn holder's own fields: see the class's comment for who may touch
   /// them.
@@ -159,7 +158,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   deinit {
-    turnChanged.destroy()
     stateCommitted.destroy()
   }
 
