@@ -43,16 +43,27 @@ extension StoreCore {
     guard let route else { return }
     let needsOld = observers?.needsOldState(stateIsEquatable: isEqual != nil) ?? false
     let old: State? = route.mayThrow || needsOld ? local.pointee.state : nil
-    guard let watches = flow.watches else {
+    try watching(flow.watches, action, staged: false) { () throws(DispatchError) -> Bool in
       try reduceAndTell(action, route, old: old, observers: observers)
+      return true
+    }
+  }
+
+  /// Runs `reduce` inside the flow's watches, when it has any (see `ReductionWatch`): their
+  /// calls are made at once, or, when `staged` (an action of a batch), kept until the batch
+  /// commits.
+  @inlinable
+  func watching(
+    _ watches: ReductionWatch<State>?, _ action: any Action, staged: Bool,
+    _ reduce: () throws(DispatchError) -> Bool
+  ) throws(DispatchError) {
+    guard let watches else {
+      _ = try reduce()
       return
     }
     _ = try watches.around(
-      { local.pointee.state }, action: action, later: nil,
-      { () throws(DispatchError) -> Bool in
-        try reduceAndTell(action, route, old: old, observers: observers)
-        return true
-      })
+      { local.pointee.state }, action: action,
+      later: staged ? { self.local.pointee.stagedWatchCalls.append($0) } : nil, reduce)
   }
 
   /// Runs the handlers, commits (or rolls back to `old` and rethrows) and tells the observers.
@@ -84,14 +95,7 @@ extension StoreCore {
       local.pointee.stagedReductions += 1
       return true
     }
-    if let watches = flow.watches {
-      _ = try watches.around(
-        { local.pointee.state }, action: action,
-        later: { self.local.pointee.stagedWatchCalls.append($0) },
-        reduceStaged)
-    } else {
-      _ = try reduceStaged()
-    }
+    try watching(flow.watches, action, staged: true, reduceStaged)
   }
 
   /// Runs the handlers of `route` on the state in place, or replaces the state (the route of
@@ -129,13 +133,7 @@ extension StoreCore {
         try runActions(of: batch, flow)
         return local.pointee.stagedReductions != reducedBefore
       }
-      if let watches = flow.watches {
-        _ = try watches.around(
-          { local.pointee.state }, action: batch,
-          later: { self.local.pointee.stagedWatchCalls.append($0) }, runNested)
-      } else {
-        _ = try runNested()
-      }
+      try watching(flow.watches, batch, staged: true, runNested)
       return
     }
     let snapshot = fields.withLock { fields -> (Registry<State>, ObserverSnapshot<State>?)? in
@@ -165,11 +163,7 @@ extension StoreCore {
       for call in stagedCalls { call() }
       return true
     }
-    if let watches = flow.watches {
-      _ = try watches.around({ local.pointee.state }, action: batch, later: nil, applyAndTell)
-    } else {
-      _ = try applyAndTell()
-    }
+    try watching(flow.watches, batch, staged: false, applyAndTell)
   }
 
   /// Runs each action of a batch through the chain, as part of it.
