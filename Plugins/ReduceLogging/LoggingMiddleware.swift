@@ -212,10 +212,8 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   }
 
   private func payload(of action: any Action) -> LogEntry.Payload? {
-    // The type the action was dispatched as: the existential is opened rather than asked
-    // `type(of:)`, which calls into the runtime; for a plain type the two are the same.
-    func typeOf<A: Action>(_: A) -> any Action.Type { A.self }
-    let actionType = typeOf(action)
+    // Not `type(of:)`, which asks the runtime; for a plain type the two are the same.
+    let actionType = action.dispatchedType
     let type = ObjectIdentifier(actionType)
     if !shared.hasNoPayload(type) {
       if action is ReplaceState<State> { return nil }

@@ -12,6 +12,21 @@
 /// ```
 public protocol Action: Sendable {}
 
+extension Action {
+  /// The type this action was dispatched (or passed on) as: the type a store plans the chain
+  /// and routes the reducers by.
+  ///
+  /// For an action held as `any Action`, it is the type stored in the existential. That is the
+  /// action's own type, except for an instance of a subclass dispatched as its superclass, where
+  /// it is the superclass (`type(of:)` would give the subclass, and it asks the runtime). A
+  /// middleware that matches actions by type, as the store does, compares this.
+  ///
+  /// ```swift
+  /// if ObjectIdentifier(action.dispatchedType) == ObjectIdentifier(SearchAction.self) { ... }
+  /// ```
+  @inlinable public var dispatchedType: any Action.Type { Self.self }
+}
+
 /// An action that applies several actions as one step: all or nothing.
 ///
 /// The store reduces the actions in order on one working copy of the state. If any reducer

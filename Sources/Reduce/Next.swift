@@ -81,7 +81,7 @@ public struct Next<State: Sendable>: Sendable {
   /// after this one that handles that type.
   @inlinable
   func pass(_ action: any Action, watch: ReductionWatch<State>?) throws(DispatchError) {
-    let type = dispatchedType(of: action)
+    let type = action.dispatchedType
     guard ObjectIdentifier(type) != flow.plan.actionType || watch != nil else {
       // The flow goes on as it is: no copy of it.
       try flow.core.proceed(action, flow)

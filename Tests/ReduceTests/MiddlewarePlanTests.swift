@@ -193,4 +193,18 @@ final class BigBonus: Bonus, @unchecked Sendable {}
     #expect(store.dispatch(action).success?.counter == 3)
     #expect(store.state.counter == 3)
   }
+
+  @Test(
+    "an action's dispatchedType is the type it is held as: its own, or the superclass it was boxed as"
+  )
+  func dispatchedType() {
+    let plain: any Action = Increment(by: 1)
+    #expect(ObjectIdentifier(plain.dispatchedType) == ObjectIdentifier(Increment.self))
+    let asBase: any Action = BigBonus(amount: 1) as Bonus
+    #expect(ObjectIdentifier(asBase.dispatchedType) == ObjectIdentifier(Bonus.self))
+    #expect(
+      ObjectIdentifier(type(of: asBase)) == ObjectIdentifier(BigBonus.self), "unlike `type(of:)`")
+    let asItself: any Action = BigBonus(amount: 1)
+    #expect(ObjectIdentifier(asItself.dispatchedType) == ObjectIdentifier(BigBonus.self))
+  }
 }

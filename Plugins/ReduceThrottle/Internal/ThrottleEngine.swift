@@ -64,11 +64,8 @@ where C.Duration == Duration {
   }
 
   func handle(_ action: any Action, next: Next<State>) throws {
-    // The type the action was dispatched (or passed on) as, which the store planned it by: the
-    // existential is opened rather than asked `type(of:)`, which would give a subclass for a
-    // class instance passed as its superclass.
-    func typeOf<A: Action>(_: A) -> ObjectIdentifier { ObjectIdentifier(A.self) }
-    let type = typeOf(action)
+    // The type the store planned the action by, not a subclass `type(of:)` would give.
+    let type = ObjectIdentifier(action.dispatchedType)
     if type == ObjectIdentifier(ThrottleAction.self), let command = action as? ThrottleAction {
       switch command {
       case .flush: flush()

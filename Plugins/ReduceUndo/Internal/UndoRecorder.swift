@@ -164,7 +164,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     notifying middleware: UndoMiddleware<State>
   ) throws {
     // Told apart by the type's identity first: cheaper than a failed cast for every action.
-    if Self.boxedType(of: action) == UndoAction.self, let command = action as? UndoAction {
+    if action.dispatchedType == UndoAction.self, let command = action as? UndoAction {
       guard context.batch == nil else { throw UndoError.commandInBatch }
       if try perform(command, context: context, next: next) { middleware.statusDidChange() }
       return
@@ -181,17 +181,6 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     // it as its context: no closure is allocated and freed per action (about 320 instructions
     // per dispatch of `undo` in callgrind's profile).
     try next(action as any Action, watching: read) { [stay] reduction in stay.record(reduction) }
-  }
-
-  /// The type of the value an existential holds, read from the existential.
-  ///
-  /// Opening the existential reads the type it stores; `type(of:)` asks the runtime for the
-  /// dynamic type, in case the value is an object of a subclass (about 50 instructions per
-  /// dispatch of `undo`). The two agree for ``UndoAction``, an enum.
-  @inlinable
-  static func boxedType(of action: any Action) -> any Action.Type {
-    func opened<A: Action>(_: A) -> any Action.Type { A.self }
-    return opened(action)
   }
 
   // MARK: Recording

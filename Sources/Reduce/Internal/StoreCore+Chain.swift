@@ -34,14 +34,6 @@ struct Flow<State: Sendable>: Sendable {
   @inlinable var core: StoreCore<State> { plan.core }
 }
 
-/// The type an action was dispatched as: the type inside the existential, which for a class
-/// instance is the static type it was boxed with, not a subclass.
-@inlinable
-func dispatchedType(of action: any Action) -> any Action.Type {
-  func typeOf<A: Action>(_: A) -> any Action.Type { A.self }
-  return typeOf(action)
-}
-
 extension StoreCore {
   /// Runs one action through its plan from `index` as one dispatch item, holding the turn;
   /// publishes its failure and queues the fallback action.
@@ -95,7 +87,7 @@ extension StoreCore {
   /// The plan for an action, by the type it was dispatched as.
   @inlinable
   func plan(for action: any Action) -> ChainPlan<State> {
-    plan(for: dispatchedType(of: action))
+    plan(for: action.dispatchedType)
   }
 
   /// The plan for an action type, looked up or made.

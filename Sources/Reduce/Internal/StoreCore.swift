@@ -295,7 +295,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     switch consume work {
     case .dispatch(let action, let isFallback):
       process(
-        action, plan: plan(for: dispatchedType(of: action), in: plans), from: 0, watches: nil,
+        action, plan: plan(for: action.dispatchedType, in: plans), from: 0, watches: nil,
         isFallback: isFallback)
     case .resume(let action, let flow):
       process(action, plan: flow.plan, from: flow.index, watches: flow.watches, isFallback: false)
