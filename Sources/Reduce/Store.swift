@@ -142,8 +142,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
   public func send(_ action: some Action) async -> Result<State, DispatchError> {
     // At once, with no suspension point, when the store is idle or busy for a moment only: the
     // common case costs what `dispatch` costs.
-    if let result = core.tryRunningNow(.dispatch(action, isFallback: false)) { return result }
-    return await core.send(.dispatch(action, isFallback: false))
+    let work = PendingWork<State>.dispatch(action, isFallback: false)
+    if let result = core.tryRunningNow(work) { return result }
+    return await core.send(work)
   }
 
   /// Dispatches actions one after another from a task, each reduced and observed on its own,
@@ -154,8 +155,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   not dispatched).
   @inlinable @discardableResult
   public func send(_ actions: [any Action]) async -> Result<State, DispatchError> {
-    if let result = core.tryRunningNow(.sequence(actions)) { return result }
-    return await core.send(.sequence(actions))
+    let work = PendingWork<State>.sequence(actions)
+    if let result = core.tryRunningNow(work) { return result }
+    return await core.send(work)
   }
 
   /// Dispatches every action of an async sequence as it arrives.
