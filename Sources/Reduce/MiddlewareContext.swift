@@ -77,6 +77,28 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
     flow.core.dispatch(actions, unless: refusal)
   }
 
+  /// Runs `body` on the thread or task that dispatched the action being handled, once the store
+  /// has carried the dispatch out and released its turn, right before `dispatch` or `send`
+  /// returns: for work the caller must wait for that should not hold up other dispatches, such
+  /// as flushing a log to disk (concurrent dispatchers then share flushes).
+  ///
+  /// If `body` throws, the dispatch returns
+  /// ``DispatchError/middlewareFailed(name:action:underlying:)`` (a ``DispatchError`` it throws
+  /// is returned as it is), unless it failed already, and the error is published on
+  /// ``Store/errors`` and given to the fallback. The change the dispatch made stays made: check
+  /// what can be checked before it commits (``Next/callAsFunction(_:willCommit:)``).
+  ///
+  /// "The dispatch" is the one the store is carrying out: a dispatch queued from a middleware
+  /// or an observer, a fallback, a `Batch`'s actions and a `next` called late while that
+  /// dispatch runs belong to it, and `body` runs before it returns. Called while no dispatch is
+  /// being carried out on this thread (from a task the middleware started), it runs `body` at
+  /// once. `send` runs `body` on its task: it blocks the task's thread while it runs.
+  ///
+  /// - Parameter body: The work; throws to fail the dispatch.
+  public func beforeReturning(_ body: @escaping @Sendable () throws -> Void) {
+    flow.core.runBeforeReturning(ReturnWait(name: middlewareName, action: action, body: body), flow)
+  }
+
   /// Publishes an error found after the action was handled (an async task failed).
   ///
   /// The error reaches ``Store/errors`` as

@@ -18,6 +18,30 @@
 ///
 /// Handlers whose closure cannot throw (`throws(Never)`, the default for a closure without
 /// `try`) let the store reduce in place: appending to a large array substate costs O(1).
+/// A handler that may refuse an action is best written in two parts, `validate:` and
+/// `reduce:`: the check reads the substate and throws to refuse, and the change that follows
+/// cannot fail, so the store keeps no copy to roll back to. (A handler whose one closure may
+/// throw makes the store keep the old state for every action it handles, and the first change
+/// of a large substate then copies it.)
+///
+/// ```swift
+/// let balances = Mutator(\Ledger.balances)
+///   .on(
+///     LedgerAction.self,
+///     validate: { (balances: [String: Int], action) throws(InsufficientFunds) in
+///       if case .withdrew(let account, let amount) = action,
+///         balances[account, default: 0] < amount
+///       {
+///         throw InsufficientFunds()
+///       }
+///     },
+///     reduce: { balances, action in
+///       switch action {
+///       case .deposited(let account, let amount): balances[account, default: 0] += amount
+///       case .withdrew(let account, let amount): balances[account, default: 0] -= amount
+///       }
+///     })
+/// ```
 /// Mistakes in building a mutator (two handlers for one action type, a substate annotation
 /// that does not match the key path) are reported by ``Store/register(_:)``.
 public struct Mutator<State: Sendable>: Sendable {
@@ -87,6 +111,28 @@ public struct Mutator<State: Sendable>: Sendable {
   ) {
     self.init(key: key, lens: Lens(keyPath))
     self = self.on(A.self, reduce: reduce)
+  }
+
+  /// Creates a mutator whose handler checks each action of type `A` before it changes the
+  /// substate: `validate` reads the substate and throws to refuse the action; `reduce`, which
+  /// cannot fail, then changes the substate in place. No copy is kept to roll back to.
+  ///
+  /// - Parameters:
+  ///   - keyPath: The substate.
+  ///   - key: The unique key; by default, the key path's description.
+  ///   - validate: Throws to refuse the action; the store reports
+  ///     ``DispatchError/reducerFailed(key:action:underlying:)`` with its error, and nothing
+  ///     changes.
+  ///   - reduce: Changes the substate for an action `validate` accepted.
+  @inlinable
+  public init<Substate, A: Action, E: Error>(
+    _ keyPath: WritableKeyPath<State, Substate> & Sendable,
+    key: MutatorKey? = nil,
+    validate: @escaping @Sendable (Substate, A) throws(E) -> Void,
+    reduce: @escaping @Sendable (inout Substate, A) -> Void
+  ) {
+    self.init(key: key, lens: Lens(keyPath))
+    self = self.on(A.self, validate: validate, reduce: reduce)
   }
 
   // MARK: Lens forms
@@ -192,6 +238,28 @@ public struct Mutator<State: Sendable>: Sendable {
   ) -> Mutator {
     adding(Substate.self, A.self) { (access: SubstateAccess<State, Substate>) in
       access.handler(of: A.self, pure: reduce)
+    }
+  }
+
+  /// Adds a handler that checks each action of type `A` before it changes the substate:
+  /// `validate` reads the substate and throws to refuse the action; `reduce`, which cannot
+  /// fail, then changes the substate in place. No copy is kept to roll back to.
+  ///
+  /// - Parameters:
+  ///   - type: The action type.
+  ///   - validate: Throws to refuse the action; the store reports
+  ///     ``DispatchError/reducerFailed(key:action:underlying:)`` with its error, and nothing
+  ///     changes.
+  ///   - reduce: Changes the substate for an action `validate` accepted.
+  /// - Returns: The mutator with the handler added.
+  @inlinable
+  public func on<Substate, A: Action, E: Error>(
+    _ type: A.Type,
+    validate: @escaping @Sendable (Substate, A) throws(E) -> Void,
+    reduce: @escaping @Sendable (inout Substate, A) -> Void
+  ) -> Mutator {
+    adding(Substate.self, A.self) { (access: SubstateAccess<State, Substate>) in
+      access.handler(of: A.self, validate: validate, reduce: reduce)
     }
   }
 

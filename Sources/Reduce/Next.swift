@@ -73,6 +73,53 @@ public struct Next<State: Sendable>: Sendable {
       action, watch: ReductionWatch(value: value, onReduced: onReduced, outer: flow.watches))
   }
 
+  /// Passes an action on and is shown its change once it is decided, before it is made
+  /// visible: the place for a write-ahead log.
+  ///
+  /// When the action (or what a later middleware passes on in its place) reaches the reducers
+  /// and its change is decided, the store calls `willCommit` with a ``PendingChange``: the
+  /// action and the keys of the mutators that make the change. It is decided once every
+  /// `validate:` check of its handlers passed (``Mutator/on(_:validate:reduce:)``), before any
+  /// handler changes the state; for a handler whose one closure may throw, once the handlers
+  /// ran on the state the store keeps a copy of. Either way no reader, observer or later action
+  /// has seen the change yet. If `willCommit` throws, the action fails with
+  /// ``DispatchError/middlewareFailed(name:action:underlying:)`` (a ``DispatchError`` it throws
+  /// is passed on as it is) and the state stays as it was.
+  ///
+  /// It is called on the thread reducing the action, holding the store's turn, with no lock
+  /// held. Every dispatch waits while it runs, so keep it short (a write to a file, not a
+  /// flush; see ``MiddlewareContext/beforeReturning(_:)`` for that); a dispatch from it is
+  /// queued, as one from a middleware is, and it should not read the state (the change may or
+  /// may not be in it yet). It is called once: for an action no
+  /// mutator handles with no mutators (nothing will change); not when a check or handler threw,
+  /// nor when the action is swallowed or rejected further down the chain. For a ``Batch``, it
+  /// is called once for the whole batch, after each of its actions passed the chain, with the
+  /// mutators of all of them. When several middleware ask, the one nearest the reducers is
+  /// called first; one that throws stops the rest.
+  ///
+  /// ```swift
+  /// try next(action, willCommit: { change in
+  ///   try journal.append(change.action, mutators: change.mutators)
+  /// })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - action: The action for the rest of the chain.
+  ///   - willCommit: Shown the decided change; throws to refuse it.
+  /// - Throws: The ``DispatchError`` of the rest of the chain, of the reducers, or of
+  ///   `willCommit`.
+  @inlinable
+  public func callAsFunction(
+    _ action: any Action,
+    willCommit: @escaping @Sendable (PendingChange) throws -> Void
+  ) throws(DispatchError) {
+    // This `next` goes on past its middleware: the one that asks is the one before.
+    let name = flow.plan.entries[flow.index - 1].name
+    try pass(
+      action,
+      watch: ReductionWatch(middleware: name, willCommit: willCommit, outer: flow.watches))
+  }
+
   /// Runs the rest of the flow for `action`: at once during the dispatch this `next` belongs to,
   /// as a dispatch of its own after it.
   ///

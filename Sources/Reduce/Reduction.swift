@@ -22,34 +22,67 @@ public struct Reduction<Value: Sendable>: Sendable {
   }
 }
 
-/// A middleware's watch of a reduction, with those of the middleware before it: what a flow
-/// carries once a middleware passed its action on watching.
+/// An action's change, decided but not made yet: what a middleware that passed the action on
+/// with ``Next/callAsFunction(_:willCommit:)`` is shown before the change becomes visible.
+public struct PendingChange: Sendable {
+  /// The action whose change it is: the one passed on, or what a later middleware passed on
+  /// in its place; for a `Batch`, the batch.
+  public let action: any Action
+  /// The keys of the mutators whose handlers make the change, in the order they run (for a
+  /// `Batch`, those of all its actions, in order). Empty when no mutator handles the action.
+  public let mutators: [MutatorKey]
+  /// Whether the change replaces the whole state: a `ReplaceState`, or a batch holding one.
+  public let replacesState: Bool
+
+  /// Creates a pending change.
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - mutators: The keys of the mutators that make the change.
+  ///   - replacesState: Whether it replaces the whole state.
+  public init(action: any Action, mutators: [MutatorKey], replacesState: Bool = false) {
+    self.action = action
+    self.mutators = mutators
+    self.replacesState = replacesState
+  }
+}
+
+/// The watches of a reduction made by the middleware an action passed, innermost first: what a
+/// flow carries once a middleware passed its action on watching it
+/// (``Next/callAsFunction(_:watching:onReduced:)``) or asking to be told before it commits
+/// (``Next/callAsFunction(_:willCommit:)``).
 ///
-/// One closure, made by ``Next/callAsFunction(_:watching:onReduced:)`` where the state and the
-/// watched value's types are known, so that it runs compiled for them; it captures the watch
-/// before it (`outer`). Nothing is made per reduction: the value before lives on the closure's
-/// stack while the action is reduced. (Measured, undo on a counter: a generic watch class
-/// called through a protocol ran unspecialised and looked up `Reduction`'s metadata twice per
-/// action, about 660 instructions.)
+/// Closures, made in `Next` where the state and the watched value's types are known, so that
+/// they run compiled for them; each captures the watch before it (`outer`). Nothing is made per
+/// reduction: the value before lives on the closure's stack while the action is reduced.
+/// (Measured, undo on a counter: a generic watch class called through a protocol ran
+/// unspecialised and looked up `Reduction`'s metadata twice per action, about 660
+/// instructions.)
 @usableFromInline
 struct ReductionWatch<State: Sendable>: Sendable {
   /// Reads each watched value before `reduce`, runs it, then reads each value after it and
   /// tells each middleware, outermost first: at once, or through `later` (for a batch's
-  /// actions, once the batch commits).
+  /// actions, once the batch commits). Nil when no middleware watches values.
   ///
-  /// Its arguments: the state, read in place; the action
-  /// reduced; where to keep a call for later (nil: call at once); and `reduce`, which reduces
-  /// the action, tells the store's observers and returns whether anything was reduced (nothing
-  /// is told otherwise). It returns what `reduce` returned, and throws what `reduce` throws
-  /// (then nothing is told).
+  /// Its arguments: the state, read in place; the action reduced; where to keep a call for
+  /// later (nil: call at once); and `reduce`, which reduces the action, tells the store's
+  /// observers and returns whether anything was reduced (nothing is told otherwise). It returns
+  /// what `reduce` returned, and throws what `reduce` throws (then nothing is told).
   @usableFromInline let run:
-    @Sendable (
-      _ state: () -> State, _ action: any Action,
-      _ later: ((@escaping @Sendable () -> Void) -> Void)?,
-      _ reduce: () throws(DispatchError) -> Bool
-    ) throws(DispatchError) -> Bool
+    (
+      @Sendable (
+        _ state: () -> State, _ action: any Action,
+        _ later: ((@escaping @Sendable () -> Void) -> Void)?,
+        _ reduce: () throws(DispatchError) -> Bool
+      ) throws(DispatchError) -> Void
+    )?
 
-  /// Runs the watch around a reduction: see ``run``.
+  /// Shows a decided change to each middleware that asked, innermost first, before the change
+  /// is visible; the first that throws refuses it (the store then leaves the state as it was).
+  /// Nil when no middleware asked.
+  @usableFromInline let willCommit: (@Sendable (PendingChange) throws(DispatchError) -> Void)?
+
+  /// Runs the watches around a reduction: see ``run``.
   ///
   /// - Parameters:
   ///   - state: Reads the state, in place.
@@ -57,18 +90,21 @@ struct ReductionWatch<State: Sendable>: Sendable {
   ///   - later: Keeps a call for later; nil to call at once.
   ///   - reduce: Reduces the action and tells the store's observers; returns whether anything
   ///     was reduced.
-  /// - Returns: What `reduce` returned.
   /// - Throws: What `reduce` throws.
   @inlinable
   func around(
     _ state: () -> State, action: any Action,
     later: ((@escaping @Sendable () -> Void) -> Void)?,
     _ reduce: () throws(DispatchError) -> Bool
-  ) throws(DispatchError) -> Bool {
-    try run(state, action, later, reduce)
+  ) throws(DispatchError) {
+    if let run {
+      try run(state, action, later, reduce)
+    } else {
+      _ = try reduce()
+    }
   }
 
-  /// A watch of one value, after the watches in `outer`.
+  /// A watch of one value, inside the watches in `outer`.
   ///
   /// - Parameters:
   ///   - value: Reads the watched value from a state.
@@ -80,22 +116,53 @@ struct ReductionWatch<State: Sendable>: Sendable {
     onReduced: @escaping @Sendable (Reduction<Value>) -> Void,
     outer: ReductionWatch<State>?
   ) {
+    let outerRun = outer?.run
+    willCommit = outer?.willCommit
     run = { state, action, later, reduce throws(DispatchError) in
       let before = value(state())
-      let reduced: Bool
-      if let outer {
-        reduced = try outer.run(state, action, later, reduce)
-      } else {
+      var reduced = false
+      func reduceInside() throws(DispatchError) -> Bool {
         reduced = try reduce()
+        return reduced
       }
-      guard reduced else { return false }
+      if let outerRun {
+        try outerRun(state, action, later, reduceInside)
+      } else {
+        _ = try reduceInside()
+      }
+      guard reduced else { return }
       let reduction = Reduction(action: action, before: before, after: value(state()))
       if let later {
         later { onReduced(reduction) }
       } else {
         onReduced(reduction)
       }
-      return true
+    }
+  }
+
+  /// A request to be shown the change before it commits, inside the watches in `outer`.
+  ///
+  /// - Parameters:
+  ///   - middleware: The name of the middleware that asked, for the error if `body` throws.
+  ///   - body: Shown the change; throws to refuse it.
+  ///   - outer: The watches of the middleware before this one.
+  @inlinable
+  init(
+    middleware: String,
+    willCommit body: @escaping @Sendable (PendingChange) throws -> Void,
+    outer: ReductionWatch<State>?
+  ) {
+    run = outer?.run
+    let outerWillCommit = outer?.willCommit
+    willCommit = { change throws(DispatchError) in
+      do {
+        try body(change)
+      } catch let error as DispatchError {
+        throw error
+      } catch {
+        throw .middlewareFailed(name: middleware, action: change.action, underlying: error)
+      }
+      try outerWillCommit?(change)
     }
   }
 }

@@ -104,6 +104,29 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
   }
 
   /// A handler of actions of type `A` from a pure reducer, which returns the new substate.
+  /// Reads the substate.
+  @inlinable
+  func read(_ state: State) -> Substate {
+    if let path = writableKeyPath { return state[keyPath: path] }
+    return lens.get(state)
+  }
+
+  /// A handler that checks an action against the substate before it changes the substate in a
+  /// way that cannot fail: nothing to roll back, so no copy is kept.
+  @inlinable
+  func handler<A: Action, E: Error>(
+    of type: A.Type,
+    validate: @escaping @Sendable (Substate, A) throws(E) -> Void,
+    reduce: @escaping @Sendable (inout Substate, A) -> Void
+  ) -> Handler<State> {
+    Handler(
+      of: A.self, mayThrow: false,
+      check: { state, action in try validate(self.read(state), unwrap(action, as: A.self)) },
+      body: { state, action in
+        self.update(&state) { substate in reduce(&substate, unwrap(action, as: A.self)) }
+      })
+  }
+
   @inlinable
   func handler<A: Action, E: Error>(
     of type: A.Type, pure reduce: @escaping @Sendable (State, A) throws(E) -> Substate
@@ -129,15 +152,20 @@ final class Handler<State>: @unchecked Sendable {
   @usableFromInline let mayThrow: Bool
   /// Reduces the state for an action; the store calls it only with an action of `actionType`.
   @usableFromInline let body: @Sendable (inout State, any Action) throws -> Void
+  /// Decides, reading the state, whether the action may be reduced; throws to refuse it. Run
+  /// for every handler of an action before any of them changes the state. Nil: no check.
+  @usableFromInline let check: (@Sendable (State, any Action) throws -> Void)?
 
   @usableFromInline
   init(
     actionType: ObjectIdentifier?, actionName: String, mayThrow: Bool,
+    check: (@Sendable (State, any Action) throws -> Void)?,
     body: @escaping @Sendable (inout State, any Action) throws -> Void
   ) {
     self.actionType = actionType
     self.actionName = actionName
     self.mayThrow = mayThrow
+    self.check = check
     self.body = body
   }
 
@@ -145,12 +173,13 @@ final class Handler<State>: @unchecked Sendable {
   @inlinable
   convenience init(
     of type: (any Action.Type)?, mayThrow: Bool,
+    check: (@Sendable (State, any Action) throws -> Void)? = nil,
     body: @escaping @Sendable (inout State, any Action) throws -> Void
   ) {
     self.init(
       actionType: type.map { ObjectIdentifier($0) },
       actionName: type.map { String(describing: $0) } ?? "any Action", mayThrow: mayThrow,
-      body: body)
+      check: check, body: body)
   }
 }
 

@@ -20,6 +20,10 @@ final class Route<State>: Sendable {
   /// Whether this is the route of `ReplaceState<State>`, which no handler reduces: the store
   /// replaces the whole state itself.
   @usableFromInline let replacesState: Bool
+  /// The keys of the steps' mutators, in order: what a `PendingChange` names.
+  @usableFromInline let keys: [MutatorKey]
+  /// Whether a step's handler has a check to run before any handler changes the state.
+  @usableFromInline let hasChecks: Bool
 
   /// Creates a route.
   ///
@@ -32,6 +36,8 @@ final class Route<State>: Sendable {
     let ranges = steps.compactMap(\.range)
     self.touched = ranges.count == steps.count && !replacesState ? ranges : nil
     self.replacesState = replacesState
+    self.keys = steps.map(\.key)
+    self.hasChecks = steps.contains { $0.handler.check != nil }
   }
 
   /// Whether an action of this route changes nothing: it has no handler to run.

@@ -11,6 +11,21 @@ struct ReducerFailure: Error {
   }
 }
 
+/// Shows a decided change to the middleware that asked, and may refuse it: see
+/// `ReductionWatch.willCommit`.
+@usableFromInline
+typealias WillCommit<State> = @Sendable (PendingChange) throws(DispatchError) -> Void
+
+extension Batch {
+  /// Whether the batch, or a batch inside it, replaces the whole state of a `State` store.
+  @inlinable
+  func replacesState<State: Sendable>(of type: State.Type) -> Bool {
+    actions.contains { action in
+      action is ReplaceState<State> || (action as? Batch)?.replacesState(of: State.self) == true
+    }
+  }
+}
+
 extension StoreCore {
   /// Reduces an action that left the chain: the last step of every flow, holding the turn.
   @inlinable
@@ -34,17 +49,23 @@ extension StoreCore {
     let type = flow.plan.actionType
     var observers: ObserverSnapshot<State>?
     let route = fields.withLock { fields -> Route<State>? in
+      if fields.closed { return nil }
       let route = fields.registry.route(for: type)
-      if fields.closed || route.isEmpty { return nil }
+      if route.isEmpty { return route }
       beginChange(&fields)
       observers = fields.observers
       return route
     }
     guard let route else { return }
+    if route.isEmpty {
+      // No change, but one that middleware asking to be shown changes are shown.
+      try flow.watches?.willCommit?(PendingChange(action: action, mutators: []))
+      return
+    }
     let needsOld = observers?.needsOldState(stateIsEquatable: isEqual != nil) ?? false
     let old: State? = route.mayThrow || needsOld ? local.pointee.state : nil
     try watching(flow.watches, action, staged: false) { () throws(DispatchError) -> Bool in
-      try reduceAndTell(action, route, old: old, observers: observers)
+      try reduceAndTell(action, route, flow.watches?.willCommit, old: old, observers: observers)
       return true
     }
   }
@@ -61,7 +82,7 @@ extension StoreCore {
       _ = try reduce()
       return
     }
-    _ = try watches.around(
+    try watches.around(
       { local.pointee.state }, action: action,
       later: staged ? { self.local.pointee.stagedWatchCalls.append($0) } : nil, reduce)
   }
@@ -69,10 +90,11 @@ extension StoreCore {
   /// Runs the handlers, commits (or rolls back to `old` and rethrows) and tells the observers.
   @inlinable
   func reduceAndTell(
-    _ action: any Action, _ route: Route<State>, old: State?, observers: ObserverSnapshot<State>?
+    _ action: any Action, _ route: Route<State>, _ willCommit: WillCommit<State>?, old: State?,
+    observers: ObserverSnapshot<State>?
   ) throws(DispatchError) {
     do {
-      try applyHandlers(action, route)
+      try applyHandlers(action, route, willCommit)
     } catch {
       if let old { local.pointee.state = old }
       endChange()
@@ -89,10 +111,14 @@ extension StoreCore {
     let type = flow.plan.actionType
     let registry = local.pointee.batchRegistry ?? fields.withLock { $0.registry }
     let route = registry.route(for: type)
-    if route.isEmpty { return }
+    if route.isEmpty {
+      try flow.watches?.willCommit?(PendingChange(action: action, mutators: []))
+      return
+    }
     func reduceStaged() throws(DispatchError) -> Bool {
-      try applyHandlers(action, route)
+      try applyHandlers(action, route, flow.watches?.willCommit)
       local.pointee.stagedReductions += 1
+      local.pointee.stagedMutators += route.keys
       return true
     }
     try watching(flow.watches, action, staged: true, reduceStaged)
@@ -100,20 +126,51 @@ extension StoreCore {
 
   /// Runs the handlers of `route` on the state in place, or replaces the state (the route of
   /// `ReplaceState`).
+  ///
+  /// The change is decided once every handler's check passed, and for a route with a handler
+  /// that may throw, once the handlers ran (the caller then holds the old state to roll back
+  /// to): `willCommit` is shown it then, and may refuse it.
   @inlinable
-  func applyHandlers(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
+  func applyHandlers(_ action: any Action, _ route: Route<State>, _ willCommit: WillCommit<State>?)
+    throws(DispatchError)
+  {
     if route.replacesState {
+      try willCommit?(PendingChange(action: action, mutators: [], replacesState: true))
       if let replacement = action as? ReplaceState<State> {
         local.pointee.state = replacement.state
       }
       return
     }
+    if route.hasChecks { try runChecks(action, route) }
+    if let willCommit, !route.mayThrow {
+      try willCommit(PendingChange(action: action, mutators: route.keys))
+    }
     local.pointee.inReducers = true
-    defer { local.pointee.inReducers = false }
     // By index: a copy of each step would retain its key and handler.
     for index in route.steps.indices {
       do {
         try route.steps[index].handler.body(&local.pointee.state, action)
+      } catch {
+        local.pointee.inReducers = false
+        throw .reducerFailed(key: route.steps[index].key, action: action, underlying: error)
+      }
+    }
+    local.pointee.inReducers = false
+    if let willCommit, route.mayThrow {
+      try willCommit(PendingChange(action: action, mutators: route.keys))
+    }
+  }
+
+  /// Runs the checks of the handlers of `route` that have one, before any handler changes the
+  /// state: a check that throws refuses the action with nothing to roll back.
+  @inlinable
+  func runChecks(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
+    local.pointee.inReducers = true
+    defer { local.pointee.inReducers = false }
+    for index in route.steps.indices {
+      guard let check = route.steps[index].handler.check else { continue }
+      do {
+        try check(local.pointee.state, action)
       } catch {
         throw .reducerFailed(key: route.steps[index].key, action: action, underlying: error)
       }
@@ -129,8 +186,13 @@ extension StoreCore {
     if flow.batch != nil {
       // Nested: part of the enclosing batch, which commits or rolls back.
       let reducedBefore = local.pointee.stagedReductions
+      let mutatorsBefore = local.pointee.stagedMutators.count
       func runNested() throws(DispatchError) -> Bool {
         try runActions(of: batch, flow)
+        try flow.watches?.willCommit?(
+          PendingChange(
+            action: batch, mutators: Array(local.pointee.stagedMutators[mutatorsBefore...]),
+            replacesState: batch.replacesState(of: State.self)))
         return local.pointee.stagedReductions != reducedBefore
       }
       try watching(flow.watches, batch, staged: true, runNested)
@@ -145,10 +207,17 @@ extension StoreCore {
     let old = local.pointee.state
     let reducedBefore = local.pointee.stagedReductions
     local.pointee.batchRegistry = registry
-    defer { local.pointee.batchRegistry = nil }
+    defer {
+      local.pointee.batchRegistry = nil
+      local.pointee.stagedMutators = []
+    }
     func applyAndTell() throws(DispatchError) -> Bool {
       do {
         try runActions(of: batch, flow)
+        try flow.watches?.willCommit?(
+          PendingChange(
+            action: batch, mutators: local.pointee.stagedMutators,
+            replacesState: batch.replacesState(of: State.self)))
       } catch {
         local.pointee.state = old
         local.pointee.stagedWatchCalls = []

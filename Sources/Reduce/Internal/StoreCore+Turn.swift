@@ -131,8 +131,10 @@ extension StoreCore {
     case .taken(let plans):
       return runOwnWork(work(), plans: plans)
     case .waiting(let request):
-      guard case .done(let result) = wait(for: request) else { return runOwnWork(work()) }
-      return result
+      guard case .done(let result, let waits) = wait(for: request) else {
+        return runOwnWork(work())
+      }
+      return settle(result, waits)
     }
   }
 
@@ -166,14 +168,14 @@ extension StoreCore {
         return .waiting(request)
       }
       switch step {
-      case .queued(let state): continuation.resume(returning: .done(.success(state)))
+      case .queued(let state): continuation.resume(returning: .done(.success(state), []))
       case .taken: continuation.resume(returning: .turn)
       case .waiting: break
       }
     }
     switch outcome {
-    case .done(let result):
-      return result
+    case .done(let result, let waits):
+      return settle(result, waits)
     case .turn:
       claimTurn()
       return runOwnWork(work)
@@ -229,7 +231,8 @@ extension StoreCore {
   func withTurn<Result>(_ body: () -> Result) -> Result {
     guard acquireTurn() else { return body() }
     let result = body()
-    _ = finishOwnWork()
+    let (state, waits) = finishOwnWork()
+    _ = settle(.success(state), waits)
     return result
   }
 
@@ -252,11 +255,11 @@ extension StoreCore {
     let outcome = fields.withLock(
       waitingOn: condition, while: { _ in request.outcome == nil },
       { fields -> TurnRequest<State>.Outcome in
-        guard case .done(let result)? = request.outcome else {
+        guard let outcome = request.outcome, case .done = outcome else {
           setOwner(&fields, .current)
           return .turn
         }
-        return .done(result)
+        return outcome
       })
     return outcome
   }
@@ -279,17 +282,49 @@ extension StoreCore {
     -> Result<State, DispatchError>
   {
     let failure = perform(work, plans: plans)
-    let state = finishOwnWork()
-    return failure.map(Result.failure) ?? .success(state)
+    let (state, waits) = finishOwnWork()
+    return settle(failure.map(Result.failure) ?? .success(state), waits)
+  }
+
+  /// The result of a dispatch, once what middleware asked to run before it returns has run
+  /// (`MiddlewareContext.beforeReturning(_:)`): on the dispatcher's thread or task, with the
+  /// turn released. A failure there fails a dispatch that succeeded, and is reported.
+  @inlinable
+  func settle(_ result: Result<State, DispatchError>, _ waits: [ReturnWait])
+    -> Result<State, DispatchError>
+  {
+    if waits.isEmpty { return result }
+    return runReturnWaits(waits, result)
+  }
+
+  /// Runs the waits of ``settle(_:_:)``.
+  @usableFromInline
+  func runReturnWaits(_ waits: [ReturnWait], _ result: Result<State, DispatchError>)
+    -> Result<State, DispatchError>
+  {
+    var result = result
+    for wait in waits {
+      do {
+        try wait.body()
+      } catch {
+        let failure =
+          error as? DispatchError
+          ?? .middlewareFailed(name: wait.name, action: wait.action, underlying: error)
+        report(failure)
+        if case .success = result { result = .failure(failure) }
+      }
+    }
+    return result
   }
 
   /// Ends this thread's own work in its turn: runs its follow-ups, takes the state as its
   /// result, then carries out the requests that arrived meanwhile and gives the turn up (or
   /// hands it over).
   ///
-  /// - Returns: The state after this thread's work and its follow-ups, and no other's.
+  /// - Returns: The state after this thread's work and its follow-ups, and no other's; and what
+  ///   middleware asked to run before its dispatch returns.
   @inlinable
-  func finishOwnWork() -> State {
+  func finishOwnWork() -> (State, [ReturnWait]) {
     while true {
       // One hold of the lock, in the common case: nothing queued, nobody waiting.
       let next = fields.withLock { fields -> FinishStep<State> in
@@ -297,19 +332,22 @@ extension StoreCore {
           defer { fields.pending = [] }
           return .run(fields.pending)
         }
-        if fields.incomingHead < fields.incoming.count { return .serve(local.pointee.state) }
+        let waits = takeReturnWaits()
+        if fields.incomingHead < fields.incoming.count {
+          return .serve(local.pointee.state, waits)
+        }
         setOwner(&fields, nil)
-        return .done(local.pointee.state)
+        return .done(local.pointee.state, waits)
       }
       switch next {
       case .run(let followUps):
         // In order; what they queue in turn is run on the next time round.
         for work in followUps { _ = perform(work) }
-      case .serve(let result):
+      case .serve(let state, let waits):
         serveRequests()
-        return result
-      case .done(let result):
-        return result
+        return (state, waits)
+      case .done(let state, let waits):
+        return (state, waits)
       }
     }
   }
@@ -346,7 +384,7 @@ extension StoreCore {
         }
         if let request = current {
           let outcome = TurnRequest<State>.Outcome.done(
-            failure.map(Result.failure) ?? .success(local.pointee.state))
+            failure.map(Result.failure) ?? .success(local.pointee.state), takeReturnWaits())
           tell(request, outcome)
           if case .task(let continuation) = request.waiter { resume = (continuation, outcome) }
         }
@@ -389,6 +427,24 @@ extension StoreCore {
     }
   }
 
+  /// Keeps `wait` to run before the dispatch `flow` belongs to returns; runs it now when this
+  /// thread is not carrying that dispatch out.
+  func runBeforeReturning(_ wait: ReturnWait, _ flow: Flow<State>) {
+    if activeItem.load(ordering: .acquiring) == flow.item, flow.thread == ThreadID.current {
+      local.pointee.returnWaits.append(wait)
+    } else {
+      _ = settle(.success(readState()), [wait])
+    }
+  }
+
+  /// Takes what middleware asked to run before the current work's dispatch returns.
+  @inlinable
+  func takeReturnWaits() -> [ReturnWait] {
+    if local.pointee.returnWaits.isEmpty { return [] }
+    defer { local.pointee.returnWaits = [] }
+    return local.pointee.returnWaits
+  }
+
   /// Records how a request ended and wakes a thread waiting for it; the lock must be held.
   @inlinable
   func tell(_ request: TurnRequest<State>, _ outcome: TurnRequest<State>.Outcome) {
@@ -429,8 +485,10 @@ enum FinishStep<State: Sendable> {
   /// Run the follow-ups it queued. (An array, not one piece of work: a step holding an
   /// existential action would be copied through value witnesses on every dispatch.)
   case run([PendingWork<State>])
-  /// Its result is this state; carry out the requests that arrived meanwhile.
-  case serve(State)
-  /// Its result is this state; the turn was given up.
-  case done(State)
+  /// Its result is this state; carry out the requests that arrived meanwhile. With what to run
+  /// before its dispatch returns.
+  case serve(State, [ReturnWait])
+  /// Its result is this state; the turn was given up. With what to run before its dispatch
+  /// returns.
+  case done(State, [ReturnWait])
 }

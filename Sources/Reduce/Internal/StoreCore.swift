@@ -91,6 +91,12 @@ struct TurnFields<State: Sendable> {
   /// Turn holder only: the watch calls of the actions of the batch being applied, made once it
   /// commits.
   @usableFromInline var stagedWatchCalls: [@Sendable () -> Void] = []
+  /// Turn holder only: the mutators of the actions of the batch being applied, for its
+  /// `PendingChange`.
+  @usableFromInline var stagedMutators: [MutatorKey] = []
+  /// Turn holder only: what middleware asked to run before the current work's dispatch returns
+  /// (`MiddlewareContext.beforeReturning(_:)`), handed to its dispatcher with the result.
+  @usableFromInline var returnWaits: [ReturnWait] = []
 
   init(state: State) {
     self.state = state
@@ -255,8 +261,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       return .success(queue(.sequence(actions)))
     }
     if let refused = refusal() {
-      _ = finishOwnWork()
-      return .failure(refused)
+      let (_, waits) = finishOwnWork()
+      return settle(.failure(refused), waits)
     }
     return runOwnWork(.sequence(actions))
   }

@@ -13,8 +13,8 @@ final class TurnRequest<State: Sendable>: @unchecked Sendable {
   /// How a request ended.
   @usableFromInline
   enum Outcome: Sendable {
-    /// The turn holder carried the work out.
-    case done(Result<State, DispatchError>)
+    /// The turn holder carried the work out: its result, and what to run before returning it.
+    case done(Result<State, DispatchError>, [ReturnWait])
     /// The requester holds the turn now, and carries its work out itself.
     case turn
   }
@@ -46,5 +46,22 @@ final class TurnRequest<State: Sendable>: @unchecked Sendable {
   init(work: PendingWork<State>?, waiter: Waiter) {
     self.work = work
     self.waiter = waiter
+  }
+}
+
+/// Work a middleware asked to run on the dispatcher's thread or task, once the store has
+/// released its turn and before the dispatch returns (`MiddlewareContext.beforeReturning(_:)`).
+@usableFromInline
+struct ReturnWait: Sendable {
+  /// The middleware that asked, and the action it was handling: for the error if `body` throws.
+  @usableFromInline let name: String
+  @usableFromInline let action: any Action
+  @usableFromInline let body: @Sendable () throws -> Void
+
+  @inlinable
+  init(name: String, action: any Action, body: @escaping @Sendable () throws -> Void) {
+    self.name = name
+    self.action = action
+    self.body = body
   }
 }
