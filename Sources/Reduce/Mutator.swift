@@ -114,8 +114,10 @@ public struct Mutator<State: Sendable>: Sendable {
   }
 
   /// Creates a mutator whose handler checks each action of type `A` before it changes the
-  /// substate: `validate` reads the substate and throws to refuse the action; `reduce`, which
-  /// cannot fail, then changes the substate in place. No copy is kept to roll back to.
+  /// substate.
+  ///
+  /// `validate` reads the substate and throws to refuse the action; `reduce`, which cannot
+  /// fail, then changes the substate in place. No copy is kept to roll back to.
   ///
   /// - Parameters:
   ///   - keyPath: The substate.
@@ -241,7 +243,8 @@ public struct Mutator<State: Sendable>: Sendable {
     }
   }
 
-  /// Adds a handler that checks each action of type `A` before it changes the substate:
+  /// Adds a handler that checks each action of type `A` before it changes the substate.
+  ///
   /// `validate` reads the substate and throws to refuse the action; `reduce`, which cannot
   /// fail, then changes the substate in place. No copy is kept to roll back to.
   ///

@@ -28,8 +28,10 @@ public struct PendingChange: Sendable {
   /// The action whose change it is: the one passed on, or what a later middleware passed on
   /// in its place; for a `Batch`, the batch.
   public let action: any Action
-  /// The keys of the mutators whose handlers make the change, in the order they run (for a
-  /// `Batch`, those of all its actions, in order). Empty when no mutator handles the action.
+  /// The keys of the mutators whose handlers make the change, in the order they run.
+  ///
+  /// For a `Batch`, those of all its actions, in order. Empty when no mutator handles the
+  /// action.
   public let mutators: [MutatorKey]
   /// Whether the change replaces the whole state: a `ReplaceState`, or a batch holding one.
   public let replacesState: Bool
@@ -61,10 +63,10 @@ public struct PendingChange: Sendable {
 @usableFromInline
 struct ReductionWatch<State: Sendable>: Sendable {
   /// Reads each watched value before `reduce`, runs it, then reads each value after it and
-  /// tells each middleware, outermost first: at once, or through `later` (for a batch's
-  /// actions, once the batch commits). Nil when no middleware watches values.
+  /// tells each middleware.
   ///
-  /// Its arguments: the state, read in place; the action reduced; where to keep a call for
+  /// It tells them outermost first: at once, or through `later` (for a batch's actions, once
+  /// the batch commits). Nil when no middleware watches values. Its arguments: the state, read in place; the action reduced; where to keep a call for
   /// later (nil: call at once); and `reduce`, which reduces the action, tells the store's
   /// observers and returns whether anything was reduced (nothing is told otherwise). It returns
   /// what `reduce` returned, and throws what `reduce` throws (then nothing is told).
@@ -77,9 +79,10 @@ struct ReductionWatch<State: Sendable>: Sendable {
       ) throws(DispatchError) -> Void
     )?
 
-  /// Shows a decided change to each middleware that asked, innermost first, before the change
-  /// is visible; the first that throws refuses it (the store then leaves the state as it was).
-  /// Nil when no middleware asked.
+  /// Shows a decided change to each middleware that asked, before the change is visible.
+  ///
+  /// Innermost first; the first that throws refuses it (the store then leaves the state as it
+  /// was). Nil when no middleware asked.
   @usableFromInline let willCommit: (@Sendable (PendingChange) throws(DispatchError) -> Void)?
 
   /// Runs the watches around a reduction: see ``run``.

@@ -103,7 +103,6 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     }
   }
 
-  /// A handler of actions of type `A` from a pure reducer, which returns the new substate.
   /// Reads the substate.
   @inlinable
   func read(_ state: State) -> Substate {
@@ -127,6 +126,7 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
       })
   }
 
+  /// A handler of actions of type `A` from a pure reducer, which returns the new substate.
   @inlinable
   func handler<A: Action, E: Error>(
     of type: A.Type, pure reduce: @escaping @Sendable (State, A) throws(E) -> Substate
@@ -152,8 +152,9 @@ final class Handler<State>: @unchecked Sendable {
   @usableFromInline let mayThrow: Bool
   /// Reduces the state for an action; the store calls it only with an action of `actionType`.
   @usableFromInline let body: @Sendable (inout State, any Action) throws -> Void
-  /// Decides, reading the state, whether the action may be reduced; throws to refuse it. Run
-  /// for every handler of an action before any of them changes the state. Nil: no check.
+  /// Decides, reading the state, whether the action may be reduced; throws to refuse it.
+  ///
+  /// Run for every handler of an action before any of them changes the state. Nil: no check.
   @usableFromInline let check: (@Sendable (State, any Action) throws -> Void)?
 
   @usableFromInline

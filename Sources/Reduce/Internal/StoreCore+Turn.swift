@@ -286,9 +286,11 @@ extension StoreCore {
     return settle(failure.map(Result.failure) ?? .success(state), waits)
   }
 
-  /// The result of a dispatch, once what middleware asked to run before it returns has run
-  /// (`MiddlewareContext.beforeReturning(_:)`): on the dispatcher's thread or task, with the
-  /// turn released. A failure there fails a dispatch that succeeded, and is reported.
+  /// The result of a dispatch, once what middleware asked to run before it returns has run.
+  ///
+  /// That is `MiddlewareContext.beforeReturning(_:)`'s work, run on the dispatcher's thread or
+  /// task with the turn released. A failure there fails a dispatch that succeeded, and is
+  /// reported.
   @inlinable
   func settle(_ result: Result<State, DispatchError>, _ waits: [ReturnWait])
     -> Result<State, DispatchError>
