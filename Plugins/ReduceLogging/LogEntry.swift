@@ -24,6 +24,13 @@ public struct LogEntry: Sendable {
   public var duration: Duration
   /// The changed paths of the state, in order; nil when the middleware does not diff.
   public var changes: [Change]?
+  /// The keys of the mutators that made the change, in the order they ran: what an
+  /// ``AuditTrail`` records of a change (bounded by what the action touched, whatever the size
+  /// of the state); nil in a ``LoggingMiddleware``'s entries.
+  public var mutators: [String]?
+  /// Whether `payload` is JSON this package serialized (compact, valid): written to a JSON
+  /// line as it is, rather than parsed again to be sure of it.
+  var payloadIsSerialized = false
 
   /// Creates an entry.
   ///
@@ -35,10 +42,12 @@ public struct LogEntry: Sendable {
   ///   - outcome: How the dispatch ended.
   ///   - duration: How long the dispatch took downstream.
   ///   - changes: The changed paths, or nil when not computed.
+  ///   - mutators: The keys of the mutators that made the change, or nil when not recorded.
   public init(
     sequence: Int, timestamp: Date, action: String, payload: Payload?, outcome: Outcome,
-    duration: Duration, changes: [Change]?
+    duration: Duration, changes: [Change]?, mutators: [String]? = nil
   ) {
+    self.mutators = mutators
     self.sequence = sequence
     self.timestamp = timestamp
     self.action = action

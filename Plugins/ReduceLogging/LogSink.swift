@@ -23,6 +23,19 @@ public protocol LogSink: Sendable {
   /// - Parameter record: The entry, and its text in the middleware's format.
   /// - Throws: Any error, reported on the store's `errors`.
   func write(_ record: LogRecord) throws
+
+  /// Waits until every entry this sink accepted before the call is on disk.
+  ///
+  /// An ``AuditTrail`` calls it on the dispatching thread after the store has released its
+  /// turn, so concurrent dispatchers share one flush.
+  ///
+  /// - Throws: Any error; the dispatch then fails.
+  func waitUntilDurable() throws
+}
+
+extension LogSink {
+  /// Does nothing: a sink that keeps nothing back has nothing to wait for.
+  public func waitUntilDurable() throws {}
 }
 
 /// One entry handed to a ``LogSink``: the structured ``LogEntry`` and its formatted text.

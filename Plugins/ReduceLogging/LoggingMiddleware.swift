@@ -37,6 +37,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   private let stateTransformer: (@Sendable (State) -> Any)?
   private let includesStateDiff: Bool
   private let renderer: Renderer
+  private let encoder: ActionEncoder
   private let measure: @Sendable (() -> DispatchError?) -> (DispatchError?, Duration)
   private let now: @Sendable () -> Date
   private let shared: SharedLoggerState
@@ -109,6 +110,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     self.stateTransformer = stateTransformer
     self.includesStateDiff = includesStateDiff
     self.renderer = Renderer(redactor: Redactor(redactedFields))
+    self.encoder = ActionEncoder(redactor: renderer.redactor)
     self.measure = Self.stopwatch(clock)
     self.now = now
     self.shared = SharedLoggerState()
@@ -173,10 +175,11 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
       }
     }
     let logged = actionTransformer?(action) ?? action
-    let entry = LogEntry(
-      sequence: shared.nextSequence(), timestamp: timestamp, action: Self.typeName(of: logged),
+    var entry = LogEntry(
+      sequence: shared.nextSequence(), timestamp: timestamp, action: actionTypeName(of: logged),
       payload: payload(of: logged), outcome: failure.map(LogEntry.Outcome.failed) ?? .ok,
       duration: duration, changes: changes)
+    entry.payloadIsSerialized = true
     do {
       try sink.write(LogRecord(entry: entry, format: format))
       shared.sinkSucceeded()
@@ -198,79 +201,23 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     }
   }
 
-  static func typeName(of action: any Action) -> String {
-    let type = type(of: action)
-    let key = ObjectIdentifier(type)
-    if let name = typeNames.withLock({ $0[key] }) { return name }
-    let name = String(describing: type)
-    typeNames.withLock { names in
-      // Generic action types could be made without end: keep the cache small.
-      if names.count >= 1024 { names.removeAll() }
-      names[key] = name
-    }
-    return name
-  }
-
   private func payload(of action: any Action) -> LogEntry.Payload? {
     // Not `type(of:)`, which asks the runtime; for a plain type the two are the same.
     let actionType = action.dispatchedType
     let type = ObjectIdentifier(actionType)
     if !shared.hasNoPayload(type) {
       if action is ReplaceState<State> { return nil }
-      if let batch = action as? Batch { return batchPayload(batch) }
-      if let json = json(of: action) { return .json(json.serialized) }
+      if let batch = action as? Batch {
+        let describe = format == .jsonLines ? nil : renderer.render
+        return .json(encoder.json(of: batch, describingOthers: describe).serialized)
+      }
+      if let json = encoder.json(of: action) { return .json(json.serialized) }
       // Neither replacement, batch nor `Encodable`: so is every action of a plain type.
       if TypeTraits.isPlain(actionType) { shared.noteNoPayload(type) }
     }
     return format == .jsonLines ? nil : .description(renderer.render(action))
   }
-
-  private func batchPayload(_ batch: Batch) -> LogEntry.Payload {
-    let items = batch.actions.map { item -> JSONValue in
-      var members: [(String, JSONValue)] = [("action", .string(Self.typeName(of: item)))]
-      if let json = json(of: item) {
-        members.append(("payload", json))
-      } else if format != .jsonLines {
-        members.append(("description", .string(renderer.render(item))))
-      }
-      return .object(members)
-    }
-    return .json(JSONValue.array(items).serialized)
-  }
-
-  /// The redacted JSON of an `Encodable` action, or nil.
-  private func json(of action: any Action) -> JSONValue? {
-    guard let encodable = action as? any Encodable else { return nil }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    do {
-      let data = try encoder.encode(encodable)
-      return Self.redact(try JSONParser.parse(Array(data)), renderer.redactor)
-    } catch {
-      // An action whose encoding fails is logged with the error instead of its payload.
-      return .object([("unencodable", .string(String(describing: error)))])
-    }
-  }
-
-  private static func redact(_ value: JSONValue, _ redactor: Redactor) -> JSONValue {
-    guard !redactor.isEmpty else { return value }
-    switch value {
-    case .object(let members):
-      return .object(
-        members.map { key, member in
-          (key, redactor.hides(key) ? .string(LogRedaction.placeholder) : redact(member, redactor))
-        })
-    case .array(let elements):
-      return .array(elements.map { redact($0, redactor) })
-    default:
-      return value
-    }
-  }
 }
-
-/// The names of the action types logged so far: `String(describing:)` of a type costs thousands
-/// of instructions, a look-up here a few hundred.
-private let typeNames = Locked<[ObjectIdentifier: String]>([:])
 
 /// The names the ``LoggingMiddleware`` redacts by default, and what it writes instead.
 public enum LogRedaction {

@@ -46,6 +46,11 @@ enum Target {
   case instructionsRelative(to: String, factor: Double)
   /// At most this many times another workload's store time per dispatch, in the same run.
   case relative(to: String, factor: Double)
+  /// At most this many nanoseconds of store time per dispatch.
+  case atMost(nanoseconds: Double)
+  /// At most this many times another workload's store time per dispatch, in the same run, and
+  /// at most this many nanoseconds.
+  case relativeAndAtMost(to: String, factor: Double, nanoseconds: Double)
   /// Flat as the run grows: no tenth of the run costs more than this many times the first
   /// tenth, per dispatch (an O(n) copy per dispatch would grow with the size).
   case flat(Double)
@@ -56,6 +61,9 @@ enum Target {
     case .instructionsRelative(let other, let factor):
       "≤ \(formatFactor(factor))× \(other) instructions"
     case .relative(let other, let factor): "≤ \(formatFactor(factor))× \(other)"
+    case .atMost(let nanoseconds): "≤ \(grouped(Int(nanoseconds))) ns"
+    case .relativeAndAtMost(let other, let factor, let nanoseconds):
+      "≤ \(formatFactor(factor))× \(other), ≤ \(grouped(Int(nanoseconds))) ns"
     case .flat(let factor): "flat: every tenth ≤ \(format(factor))× the first"
     }
   }
@@ -64,15 +72,17 @@ enum Target {
   var countsInstructions: Bool {
     switch self {
     case .instructions, .instructionsRelative: true
-    case .relative, .flat: false
+    case .relative, .atMost, .relativeAndAtMost, .flat: false
     }
   }
 
   /// The workload it compares with, if any.
   var reference: String? {
     switch self {
-    case .instructionsRelative(let other, _), .relative(let other, _): other
-    case .instructions, .flat: nil
+    case .instructionsRelative(let other, _), .relative(let other, _),
+      .relativeAndAtMost(let other, _, _):
+      other
+    case .instructions, .atMost, .flat: nil
     }
   }
 }

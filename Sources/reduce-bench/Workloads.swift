@@ -274,5 +274,5 @@ func subscribersWorkload(_ subscribers: Int, target: Target?) -> Workload {
 }
 
 func allWorkloads() -> [Workload] {
-  coreWorkloads() + concurrentWorkloads() + pluginWorkloads()
+  coreWorkloads() + concurrentWorkloads() + pluginWorkloads() + auditWorkloads()
 }

@@ -17,9 +17,14 @@ enum EntryFormatter {
     line.raw(",\"action\":")
     line.string(entry.action)
     if case .json(let text)? = entry.payload {
-      let value = (try? JSONParser.parse(Array(text.utf8))) ?? .string(text)
       line.raw(",\"payload\":")
-      line.raw(value.serialized)
+      if entry.payloadIsSerialized {
+        line.raw(text)
+      } else {
+        // Given by someone else: parsed, so that the line stays valid JSON.
+        let value = (try? JSONParser.parse(Array(text.utf8))) ?? .string(text)
+        line.raw(value.serialized)
+      }
     }
     switch entry.outcome {
     case .ok: line.raw(",\"outcome\":\"ok\"")
@@ -29,6 +34,14 @@ enum EntryFormatter {
     }
     line.raw(",\"durationNs\":")
     line.raw(String(nanoseconds(entry.duration)))
+    if let mutators = entry.mutators {
+      line.raw(",\"mutators\":[")
+      for (index, key) in mutators.enumerated() {
+        if index > 0 { line.raw(",") }
+        line.string(key)
+      }
+      line.raw("]")
+    }
     if let changes = entry.changes {
       line.raw(",\"changes\":[")
       for (index, change) in changes.enumerated() {
@@ -56,6 +69,8 @@ enum EntryFormatter {
     line += " " + outcomeText(entry.outcome) + " " + durationText(entry.duration)
     if let changes = entry.changes, !changes.isEmpty {
       line += " | " + changes.map(\.description).joined(separator: "; ")
+    } else if let mutators = entry.mutators, !mutators.isEmpty {
+      line += " | mutators: " + mutators.joined(separator: ", ")
     }
     return line
   }
@@ -64,7 +79,8 @@ enum EntryFormatter {
     expanded(
       sequence: entry.sequence, timestamp: Timestamp.format(entry.timestamp),
       action: entry.action, payload: entry.payload?.text, outcome: outcomeText(entry.outcome),
-      duration: durationText(entry.duration), changes: entry.changes)
+      duration: durationText(entry.duration), changes: entry.changes,
+      extra: entry.mutators.map { ["mutators: " + $0.joined(separator: ", ")] } ?? [])
   }
 
   /// The expanded layout, shared with `reduce-audit show`.

@@ -1,0 +1,137 @@
+import Foundation
+import Reduce
+import ReduceLogging
+
+// MARK: The ledger of Guides/AuditTrail.md
+//
+// Accounts with balances, deposits and withdrawals, and an overdraft check written as the
+// guides recommend (`validate:` then `reduce:`): the cost of a dispatch, audited or not, must
+// not grow with the number of accounts.
+
+struct BenchLedger: Sendable {
+  var balances: [Int: Int]
+
+  init(accounts: Int) {
+    balances = Dictionary(uniqueKeysWithValues: (0..<accounts).map { ($0, 1_000) })
+  }
+}
+
+enum LedgerEntry: Action, Codable {
+  case deposited(account: Int, amount: Int)
+  case withdrew(account: Int, amount: Int)
+}
+
+struct Overdrawn: Error {}
+
+let ledgerBalances = Mutator(
+  \BenchLedger.balances,
+  validate: { (balances: [Int: Int], action: LedgerEntry) throws(Overdrawn) in
+    if case .withdrew(let account, let amount) = action, balances[account, default: 0] < amount {
+      throw Overdrawn()
+    }
+  },
+  reduce: { balances, action in
+    switch action {
+    case .deposited(let account, let amount): balances[account, default: 0] += amount
+    case .withdrew(let account, let amount): balances[account, default: 0] -= amount
+    }
+  })
+
+/// The `index`th action of a run over `accounts` accounts: a deposit, then a withdrawal of the
+/// same amount, account after account.
+func ledgerAction(_ index: Int, accounts: Int) -> LedgerEntry {
+  let account = (index / 2) % accounts
+  return index.isMultiple(of: 2)
+    ? .deposited(account: account, amount: 5) : .withdrew(account: account, amount: 5)
+}
+
+/// The same changes, made to a plain dictionary.
+func ledgerBaseline(accounts: Int) -> (Int) -> () -> Void {
+  { count in
+    var ledger = BenchLedger(accounts: accounts)
+    return {
+      for index in 0..<count {
+        switch ledgerAction(index, accounts: accounts) {
+        case .deposited(let account, let amount): ledger.balances[account, default: 0] += amount
+        case .withdrew(let account, let amount):
+          if ledger.balances[account, default: 0] >= amount {
+            ledger.balances[account, default: 0] -= amount
+          }
+        }
+      }
+      blackHole(ledger.balances.count)
+    }
+  }
+}
+
+/// A fresh directory for the benchmark's logs, on the disk the working directory is on (a
+/// temporary directory may be in memory, where a flush costs nothing).
+func benchLogDirectory() throws -> URL {
+  let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    .appendingPathComponent(".build/reduce-bench-logs/\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  return directory
+}
+
+/// A ledger store of `accounts` accounts, with an audit trail to a new chained file when
+/// `durability` is given.
+func ledgerStore(accounts: Int, durability: FileLogSink.Durability?) throws -> Store<BenchLedger> {
+  var middleware: [any Middleware<BenchLedger>] = []
+  if let durability {
+    let path = try benchLogDirectory().appendingPathComponent("audit.log").path
+    middleware.append(AuditTrail<BenchLedger>(path: path, durability: durability))
+  }
+  return try Store(
+    initialState: BenchLedger(accounts: accounts), mutators: [ledgerBalances],
+    middleware: middleware)
+}
+
+func ledgerWorkload(
+  _ name: String, accounts: Int, durability: FileLogSink.Durability?, dispatches: Int,
+  target: Target?
+) -> Workload {
+  Workload(
+    name, dispatches: dispatches, target: target,
+    store: { count in
+      let store = try ledgerStore(accounts: accounts, durability: durability)
+      return {
+        for index in 0..<count { store.dispatch(ledgerAction(index, accounts: accounts)) }
+      }
+    },
+    baseline: ledgerBaseline(accounts: accounts))
+}
+
+/// `clients` threads dispatching their share of a durable audited ledger's actions at once.
+func durableWorkload(_ name: String, clients: Int, target: Target?) -> Workload {
+  Workload(
+    name, dispatches: 2_000, target: target,
+    concurrency: clients == 1 ? nil : "\(clients) threads",
+    store: { count in
+      let store = try ledgerStore(accounts: 1_000, durability: .everyEntry)
+      return onThreads(clients) { client in
+        for index in 0..<share(of: count, among: clients, index: client) {
+          store.dispatch(ledgerAction(index * clients + client, accounts: 1_000))
+        }
+      }
+    },
+    baseline: ledgerBaseline(accounts: 1_000))
+}
+
+func auditWorkloads() -> [Workload] {
+  [
+    ledgerWorkload(
+      "ledger-10", accounts: 10, durability: nil, dispatches: 200_000, target: nil),
+    ledgerWorkload(
+      "ledger-100k", accounts: 100_000, durability: nil, dispatches: 200_000,
+      target: .relative(to: "ledger-10", factor: 1.5)),
+    ledgerWorkload(
+      "audit-ledger-10", accounts: 10, durability: .buffered, dispatches: 20_000,
+      target: .atMost(nanoseconds: 5_000)),
+    ledgerWorkload(
+      "audit-ledger-100k", accounts: 100_000, durability: .buffered, dispatches: 20_000,
+      target: .relativeAndAtMost(to: "audit-ledger-10", factor: 1.5, nanoseconds: 5_000)),
+    durableWorkload("audit-durable-1", clients: 1, target: nil),
+    durableWorkload(
+      "audit-durable-8", clients: 8, target: .relative(to: "audit-durable-1", factor: 0.25)),
+  ]
+}
