@@ -6,7 +6,7 @@ import Testing
 @testable import ReduceLogging
 
 /// A ledger whose withdrawals are checked before they change anything.
-struct Vault: Equatable, Sendable {
+struct Vault: Codable, Equatable, Sendable {
   var balances: [String: Int] = [:]
   var log: [String] = []
 }

@@ -1,0 +1,181 @@
+public import Foundation
+public import Reduce
+
+/// The action types a replay can rebuild, by the name an audit log records them under.
+///
+/// An entry's `action` is its type's name without the module (`LedgerAction`); register every
+/// `Decodable` action type the log may hold. Two registered types with the same name are a
+/// mistake: the later one wins.
+public struct ReplayableActions: Sendable {
+  fileprivate let decoders: [String: @Sendable (Data) throws -> any Action]
+
+  /// Registers action types.
+  ///
+  /// - Parameter types: The `Decodable` action types the log holds.
+  public init(_ types: [any (Action & Decodable).Type]) {
+    var decoders: [String: @Sendable (Data) throws -> any Action] = [:]
+    for type in types {
+      decoders[String(describing: type)] = Self.decoder(for: type)
+    }
+    self.decoders = decoders
+  }
+
+  private static func decoder<A: Action & Decodable>(for type: A.Type)
+    -> @Sendable (Data) throws -> any Action
+  {
+    { data in try JSONDecoder().decode(A.self, from: data) }
+  }
+}
+
+/// Why a log could not be replayed.
+public enum AuditReplayError: Error, Sendable, CustomStringConvertible {
+  /// The log does not verify (anything but a torn last line, which is left out).
+  case notVerified(AuditLogError)
+  /// An entry names an action type that was not registered, or records no payload for it.
+  case unknownAction(line: Int, action: String)
+  /// An entry's payload does not decode as its action type.
+  case undecodable(line: Int, action: String, reason: String)
+  /// An action the log records as applied failed when dispatched again: the store's reducers
+  /// or middleware differ from the ones that wrote the log.
+  case dispatchFailed(line: Int, error: DispatchError)
+
+  public var description: String {
+    switch self {
+    case .notVerified(let error): "the log does not verify: \(error)"
+    case .unknownAction(let line, let action):
+      "line \(line): \(action) is not a registered replayable action, or has no payload"
+    case .undecodable(let line, let action, let reason):
+      "line \(line): the payload does not decode as \(action): \(reason)"
+    case .dispatchFailed(let line, let error):
+      "line \(line): the action failed when replayed: \(error)"
+    }
+  }
+}
+
+extension AuditLog {
+  /// Rebuilds a store's state from an audit log: dispatches, in order, every action the log
+  /// records as applied.
+  ///
+  /// The log is verified first, and refused if it does not verify; a torn last line (a write
+  /// cut short by a crash, whose dispatch never returned) is left out. Failed actions are
+  /// skipped: they changed nothing. A `Batch` is dispatched as a batch, and a `ReplaceState`
+  /// as itself when `State` is `Decodable`.
+  ///
+  /// Replay into a store with the same mutators as the one that wrote the log, and with no
+  /// middleware that could change or drop the actions (an ``AuditTrail`` would record them a
+  /// second time): add the middleware once the state is rebuilt.
+  ///
+  /// ```swift
+  /// let store = try Store(initialState: Ledger(), mutators: [balances])
+  /// try AuditLog.replay(
+  ///   contentsOf: URL(fileURLWithPath: path), into: store,
+  ///   actions: ReplayableActions([LedgerAction.self]))
+  /// try store.use(AuditTrail<Ledger>(path: path))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - url: The log file.
+  ///   - store: The store to dispatch into, usually a new one at its initial state.
+  ///   - actions: The action types the log holds.
+  ///   - lastSequence: Stop after the entry with this `seq`; nil for the whole log.
+  /// - Returns: The number of actions dispatched.
+  /// - Throws: An ``AuditReplayError``; the actions before the bad entry have been dispatched.
+  @discardableResult
+  public static func replay<State: Sendable>(
+    contentsOf url: URL, into store: Store<State>, actions: ReplayableActions,
+    through lastSequence: Int? = nil
+  ) throws(AuditReplayError) -> Int {
+    let bytes: [UInt8]
+    do {
+      bytes = Array(try Data(contentsOf: url))
+    } catch {
+      throw .notVerified(.unreadable(path: url.path, reason: error.localizedDescription))
+    }
+    let lines = try verifiedLines(of: bytes)
+    var replayed = 0
+    for (index, line) in lines.enumerated() {
+      let number = index + 1
+      // Verified: every line is an object with an integer `seq`.
+      let entry = (try? JSONParser.parse(line)) ?? .null
+      if let lastSequence, let sequence = entry["seq"]?.intValue, sequence > lastSequence {
+        break
+      }
+      guard entry["outcome"]?.stringValue == "ok", let name = entry["action"]?.stringValue else {
+        continue
+      }
+      let action = try decode(name, entry["payload"], line: number, actions, State.self)
+      if case .failure(let error) = store.dispatch(action) {
+        throw .dispatchFailed(line: number, error: error)
+      }
+      replayed += 1
+    }
+    return replayed
+  }
+
+  /// The complete lines of a log that verifies but for, at most, a torn last line.
+  private static func verifiedLines(of bytes: [UInt8]) throws(AuditReplayError)
+    -> [ArraySlice<UInt8>]
+  {
+    var complete = bytes
+    do {
+      _ = try verify(bytes)
+    } catch  where error.isTornLastLine {
+      let end = (bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
+      complete = Array(bytes[..<end])
+    } catch {
+      throw .notVerified(error)
+    }
+    return complete.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+      .dropLast()
+  }
+
+  private static func decode<State: Sendable>(
+    _ name: String, _ payload: JSONValue?, line: Int, _ actions: ReplayableActions,
+    _ state: State.Type
+  ) throws(AuditReplayError) -> any Action {
+    if name == "Batch" {
+      guard case .array(let items)? = payload else {
+        throw .unknownAction(line: line, action: name)
+      }
+      var batch: [any Action] = []
+      for item in items {
+        guard let itemName = item["action"]?.stringValue else {
+          throw .unknownAction(line: line, action: name)
+        }
+        batch.append(try decode(itemName, item["payload"], line: line, actions, State.self))
+      }
+      return Batch(batch)
+    }
+    if name == String(describing: ReplaceState<State>.self),
+      let decodable = State.self as? any Decodable.Type
+    {
+      guard let state = payload?["state"] else { throw .unknownAction(line: line, action: name) }
+      return try decodeState(decodable, from: state, name: name, line: line, State.self)
+    }
+    guard let decoder = actions.decoders[name], let payload else {
+      throw .unknownAction(line: line, action: name)
+    }
+    do {
+      return try decoder(Data(payload.serialized.utf8))
+    } catch {
+      throw .undecodable(line: line, action: name, reason: "\(error)")
+    }
+  }
+
+  private static func decodeState<State: Sendable>(
+    _ type: any Decodable.Type, from value: JSONValue, name: String, line: Int,
+    _ state: State.Type
+  ) throws(AuditReplayError) -> any Action {
+    func open<D: Decodable>(_ type: D.Type) throws -> State? {
+      try JSONDecoder().decode(D.self, from: Data(value.serialized.utf8)) as? State
+    }
+    let decoded: State?
+    do {
+      decoded = try open(type)
+    } catch {
+      throw .undecodable(line: line, action: name, reason: "\(error)")
+    }
+    guard let decoded else { throw .unknownAction(line: line, action: name) }
+    return ReplaceState(decoded)
+  }
+}
