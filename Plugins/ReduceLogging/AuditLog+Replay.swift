@@ -39,6 +39,7 @@ public enum AuditReplayError: Error, Sendable, CustomStringConvertible {
   /// or middleware differ from the ones that wrote the log.
   case dispatchFailed(line: Int, error: DispatchError)
 
+  /// What went wrong, and on which line.
   public var description: String {
     switch self {
     case .notVerified(let error): "the log does not verify: \(error)"
