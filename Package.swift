@@ -38,9 +38,15 @@ let package = Package(
     .testTarget(name: "ReduceUndoTests", dependencies: ["ReduceUndo", "Reduce"]),
     .target(name: "ReduceLogging", dependencies: ["Reduce"], path: "Plugins/ReduceLogging"),
     .executableTarget(name: "reduce-audit", dependencies: ["ReduceLogging"]),
+    // Keeps a durable audit log until it is killed: the crash test's child process.
+    .executableTarget(
+      name: "AuditCrashWriter", dependencies: ["Reduce", "ReduceLogging"],
+      path: "Tests/AuditCrashWriter"),
     .testTarget(
       name: "ReduceLoggingTests",
-      dependencies: ["ReduceLogging", "Reduce", "reduce-audit", "ReduceExecutableSupport"]),
+      dependencies: [
+        "ReduceLogging", "Reduce", "reduce-audit", "AuditCrashWriter", "ReduceExecutableSupport",
+      ]),
     .executableTarget(
       name: "reduce-demo",
       dependencies: ["Reduce", "ReduceThunk", "ReduceThrottle", "ReduceLogging", "ReduceUndo"]),
