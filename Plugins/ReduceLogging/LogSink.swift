@@ -23,6 +23,22 @@ public protocol LogSink: Sendable {
   /// - Parameter record: The entry, and its text in the middleware's format.
   /// - Throws: Any error, reported on the store's `errors`.
   func write(_ record: LogRecord) throws
+
+  /// Waits until every entry this sink accepted before the call is on disk.
+  ///
+  /// Called by the middleware on the dispatching thread after the store has released its turn,
+  /// so concurrent dispatchers share one flush: a sink that makes entries durable does it here
+  /// rather than in ``write(_:)``, and one flush can cover the entries of every dispatcher that
+  /// waits meanwhile (``FileLogSink`` with ``FileLogSink/Durability/everyEntry`` does). The
+  /// default implementation does nothing, for sinks that have nothing to wait for.
+  ///
+  /// - Throws: Any error, reported on the store's `errors`: the entries may not be on disk.
+  func waitUntilDurable() throws
+}
+
+extension LogSink {
+  /// Returns at once: the sink has nothing to wait for.
+  public func waitUntilDurable() throws {}
 }
 
 /// One entry handed to a ``LogSink``: the structured ``LogEntry`` and its formatted text.
