@@ -75,7 +75,7 @@ public enum AuditLog {
       let file: Verification
       do throws(AuditLogError) {
         file = try verifyFile(atPath: url.path)
-      } catch where error.isTornLastLine && index < urls.count - 1 {
+      } catch  where error.isTornLastLine && index < urls.count - 1 {
         throw .inFile(
           path: url.path,
           error: .malformedEntry(
@@ -94,13 +94,15 @@ public enum AuditLog {
         throw .filesDoNotLink(
           path: url.path, previousFile: previousPath,
           reason:
-            "its first entry is number \(file.firstSequence) where \(before.lastSequence + 1) was expected: entries are missing between the files, or the files are out of order")
+            "its first entry is number \(file.firstSequence) where \(before.lastSequence + 1) was expected: entries are missing between the files, or the files are out of order"
+        )
       }
       guard file.firstPreviousHash == before.lastHash else {
         throw .filesDoNotLink(
           path: url.path, previousFile: previousPath,
           reason:
-            "its first prev is not the hash of the last line of \(previousPath): one of the two was edited")
+            "its first prev is not the hash of the last line of \(previousPath): one of the two was edited"
+        )
       }
       total = Verification(
         entries: before.entries + file.entries, firstSequence: before.firstSequence,

@@ -74,7 +74,7 @@ enum ReduceAudit {
   static func unreadableReason(_ file: String) -> String? {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
-      return "no such file"
+      return "no such file or directory"
     }
     if isDirectory.boolValue { return "it is a directory, not a log file" }
     guard FileManager.default.isReadableFile(atPath: file) else { return "permission denied" }

@@ -1,7 +1,8 @@
 import Foundation
 import Reduce
-@testable import ReduceLogging
 import Testing
+
+@testable import ReduceLogging
 
 /// Truncates a file in place to `size` bytes, as logrotate's `copytruncate` does (to 0).
 func truncateFile(_ path: String, to size: Int) throws {

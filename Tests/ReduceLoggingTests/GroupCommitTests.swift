@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 import Reduce
-@testable import ReduceLogging
 import Testing
+
+@testable import ReduceLogging
 
 #if canImport(Glibc)
   import Glibc
@@ -10,8 +11,9 @@ import Testing
   import Darwin
 #endif
 
-/// A flush for a test's sink: the first call blocks until the test opens the gate, and every
-/// call is counted. It flushes with `fsync`, or fails with `failure` (an `errno`).
+/// A flush for a test's sink that blocks the first time until the test opens the gate.
+///
+/// Every call is counted. It flushes with `fsync`, or fails with `failure` (an `errno`).
 final class GatedSync: Sendable {
   private let gate = DispatchSemaphore(value: 0)
   private let calls = Locked(0)
@@ -52,8 +54,7 @@ func counterRecord(_ step: Int) -> LogRecord {
 }
 
 /// Runs `body(index)` on `count` new threads and returns without waiting for them.
-func startThreads(_ count: Int, _ group: DispatchGroup, _ body: @escaping @Sendable (Int) -> Void)
-{
+func startThreads(_ count: Int, _ group: DispatchGroup, _ body: @escaping @Sendable (Int) -> Void) {
   for index in 0..<count {
     group.enter()
     Thread {

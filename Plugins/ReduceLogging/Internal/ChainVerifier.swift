@@ -84,9 +84,10 @@ struct ChainVerifier {
     "an incomplete last line that is not the beginning of the entry that was due, so not what a crash leaves"
   }
 
-  /// Whether a line is a prefix of the entry that is due, or begins like it: its `seq` and
-  /// `prev`, in the logger's order and spelling. Before the first line, `seq` 1 with the
-  /// genesis `prev`, or any `seq` with any hash (a file that continues an earlier one).
+  /// Whether a line is a prefix of the entry that is due, or begins like it.
+  ///
+  /// The entry begins with its `seq` and `prev`, in the logger's order and spelling. Before
+  /// the first line any `seq` and any hash will do (a file may continue an earlier one).
   private func beginsNextEntry(_ line: ArraySlice<UInt8>) -> Bool {
     var pattern = EntryStart(line)
     guard pattern.literal("{\"seq\":") else { return pattern.ended }
@@ -150,8 +151,9 @@ private struct EntryStart {
         return false
       }
       let byte = bytes[index]
-      guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+      guard
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+          || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
       else { return false }
       index += 1
     }

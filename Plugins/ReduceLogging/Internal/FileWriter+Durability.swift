@@ -51,8 +51,8 @@ extension FileWriter {
   }
 
   private func commit(upTo target: Int64) throws(LogSinkError) {
-    let step = try state.withLock(waitingWhile: { $0.flushing && $0.durable < target }) {
-      state throws(LogSinkError) -> Step in
+    let mustWait = { (state: State) in state.flushing && state.durable < target }
+    let step = try state.withLock(waitingWhile: mustWait) { state throws(LogSinkError) -> Step in
       if state.durable >= target || state.descriptor < 0 { return .done }
       if let failure = state.failure { throw failure }
       try checkFile(&state)

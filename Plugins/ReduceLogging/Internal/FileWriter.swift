@@ -30,7 +30,9 @@ final class FileWriter: Sendable {
   let path: String
   let chained: Bool
   let identity: FileIdentity
-  /// Flushes a descriptor to disk: 0, or the `errno` of the failure. `fsync`, except in tests.
+  /// Flushes a descriptor to disk (`fsync`, except in tests).
+  ///
+  /// Returns 0, or the `errno` of the failure.
   let synchronize: @Sendable (Int32) -> Int32
 
   struct State {
