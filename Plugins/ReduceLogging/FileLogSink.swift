@@ -15,7 +15,7 @@ import Reduce
 /// this process already writes is checked the same way: it shares the writer only if the file
 /// is as the writer left it. The file is locked against other processes while open (`flock`).
 /// A write that fails is removed again, so the file never holds a partial entry in the middle;
-/// ``AuditLog/verify(contentsOf:)`` checks a file.
+/// ``AuditLog/verify(contentsOf:)-(URL)`` checks a file.
 ///
 /// A file that is deleted, moved away or replaced while open stops the sink
 /// (``LogSinkError/fileRemoved(path:)``, ``LogSinkError/fileReplaced(path:)``), and so does a

@@ -64,7 +64,7 @@ func startThreads(_ count: Int, _ group: DispatchGroup, _ body: @escaping @Senda
   }
 }
 
-@Suite struct GroupCommitTests {
+@Suite struct GroupCommitConcurrencyTests {
   @Test(
     "writers that wait while a flush runs share the next one: 2 fsyncs for 9 entries",
     .timeLimit(.minutes(1)))
