@@ -135,7 +135,13 @@ enum ReduceAudit {
         print(entry.description)
         printed += 1
       } catch {
-        if torn, number == lines.count {
+        if torn, number == lines.count, let problem = chainProblem(data, firstLine: lines.first),
+          !problem.isTornLastLine
+        {
+          // Unfinished, but not the beginning of the entry that was due: no crash leaves that.
+          printError("\(file): \(problem)")
+          tampered = true
+        } else if torn, number == lines.count {
           printError(
             "\(file): line \(number): the last line is incomplete (a crash during a write)")
           tornEnd = true
@@ -146,6 +152,20 @@ enum ReduceAudit {
       }
     }
     return tampered ? 1 : tornEnd ? 2 : 0
+  }
+
+  /// For a chained log, why its chain does not verify (nil when it does); nil for a plain log.
+  static func chainProblem(_ data: Data, firstLine: Data?) -> AuditLogError? {
+    guard let firstLine,
+      (try? AuditLog.Entry(parsing: String(decoding: firstLine, as: UTF8.self), line: 1))?
+        .previousHash != nil
+    else { return nil }
+    do {
+      _ = try AuditLog.verify(Array(data))
+      return nil
+    } catch {
+      return error
+    }
   }
 
   static func usageError(_ message: String) -> Int32 {

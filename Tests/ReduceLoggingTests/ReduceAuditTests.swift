@@ -133,4 +133,21 @@ enum AuditCommand {
     #expect(reversed.status == 1)
     #expect(reversed.standardError.hasPrefix("\(rotated): line 1: does not continue \(path)"))
   }
+
+  @Test(
+    "show tells a torn last line from an unfinished line that no crash leaves",
+    .timeLimit(.minutes(1)))
+  func showTornOrTampered() throws {
+    let path = try writeChainedLog(count: 2)
+    defer { removeLog(path) }
+    let lines = try readLines(path)
+    try writeLines([lines[0], String(lines[1].prefix(30))], to: path, finalNewline: false)
+    let torn = try AuditCommand.run(["show", path])
+    #expect(torn.status == 2)
+    #expect(torn.standardError.contains("line 2: the last line is incomplete"))
+    try writeLines([lines[0], #"{"seq":9,"prev":"#], to: path, finalNewline: false)
+    let tampered = try AuditCommand.run(["show", path])
+    #expect(tampered.status == 1)
+    #expect(tampered.standardError.hasPrefix("\(path): line 2: not a valid entry"))
+  }
 }
