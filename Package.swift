@@ -15,6 +15,8 @@ let package = Package(
     .library(name: "ReduceThunk", targets: ["ReduceThunk"]),
     .library(name: "ReduceUndo", targets: ["ReduceUndo"]),
     .library(name: "ReduceLogging", targets: ["ReduceLogging"]),
+    // So that a package depending on Reduce can `swift run reduce-audit` to check its logs.
+    .executable(name: "reduce-audit", targets: ["reduce-audit"]),
   ],
   targets: [
     .target(name: "Reduce"),

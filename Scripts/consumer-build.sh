@@ -4,6 +4,7 @@
 # path, the plugins' initialisers) is compiled there, and only a client's build can show that it
 # compiles. It once did not: an inlinable initialiser of UndoMiddleware set private properties,
 # and the compiler stopped with "Global is external, but doesn't have external or weak linkage".
+# It then builds and runs the package's `reduce-audit` executable product from the client.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -75,3 +76,7 @@ print("consumer:", (try? state.get())?.count ?? -1)
 SOURCE
 swift build -c release --package-path "$work" >&2
 "$work/.build/release/Consumer"
+# The `reduce-audit` executable product, built and run from the client, as a server's operator
+# would check its audit log with `swift run reduce-audit verify audit.log`.
+swift build -c release --package-path "$work" --product reduce-audit >&2
+"$work/.build/release/reduce-audit" --help >/dev/null

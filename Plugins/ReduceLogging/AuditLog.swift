@@ -1,11 +1,24 @@
 public import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Checks hash-chained audit logs written by a ``FileLogSink`` with `chained: true`.
 ///
-/// Each line of such a log is one JSON entry. Its `seq` is its line number and its `prev` is
-/// the SHA-256 (lowercase hex) of the previous line's exact bytes, without the newline; the
+/// Each line of such a log is one JSON entry. Its `seq` is its number in the log and its `prev`
+/// is the SHA-256 (lowercase hex) of the previous line's exact bytes, without the newline; the
 /// first entry's `prev` is ``genesisHash``. Editing, removing, inserting or reordering entries
 /// therefore breaks the chain at that point.
+///
+/// A file whose first entry has a `seq` above 1 continues an earlier file (the log was rotated
+/// by copy-and-truncate): its first `prev` is the hash of that file's last line. It verifies on
+/// its own, and ``Verification/continuesEarlierFile`` says so; verifying the files in order
+/// with ``verify(contentsOf:)-([URL])`` checks the links between them too.
 ///
 /// ```swift
 /// do {
@@ -29,42 +42,74 @@ public enum AuditLog {
 
   /// Verifies the chain of a log file, reading it a piece at a time.
   ///
-  /// Nothing is written: the file is only read.
+  /// Nothing is written: the file is only read. A file that continues an earlier one (its
+  /// first `seq` is above 1) verifies from its first line on; ``verify(contentsOf:)-([URL])``
+  /// tells it apart and checks the link to the earlier file.
   ///
   /// - Parameter url: The log file.
   /// - Returns: The number of entries, all intact.
   /// - Throws: An ``AuditLogError`` that names the first bad line and why; every entry before
   ///   that line is intact (``AuditLogError/intactEntries``).
+  ///   ``AuditLogError/unreadable(path:reason:)`` when the file cannot be read.
   /// - Complexity: O(*n*) in the file's size; memory is bounded by the longest line.
   public static func verify(contentsOf url: URL) throws(AuditLogError) -> Int {
-    let handle: FileHandle
-    do {
-      handle = try FileHandle(forReadingFrom: url)
-    } catch {
-      throw .unreadable(path: url.path, reason: error.localizedDescription)
-    }
-    // Closing a file opened for reading cannot lose data; there is nothing to report.
-    defer { try? handle.close() }
-    var verifier = ChainVerifier()
-    var pending: [UInt8] = []
-    while true {
-      let chunk: Data?
-      do {
-        chunk = try handle.read(upToCount: 1 << 20)
+    try verifyFile(atPath: url.path).entries
+  }
+
+  /// Verifies log files in order as one log: each file's chain, and that each file's first
+  /// entry continues the last entry of the file before it (empty files are skipped).
+  ///
+  /// Use it for the pieces of a log rotated by copy-and-truncate, oldest first; with one file,
+  /// it is ``verify(contentsOf:)-(URL)`` with a summary.
+  ///
+  /// - Parameter urls: The files, oldest first.
+  /// - Returns: What the files hold together, all intact.
+  /// - Throws: ``AuditLogError/inFile(path:error:)`` with the first bad line of a file, or
+  ///   ``AuditLogError/filesDoNotLink(path:previousFile:reason:)`` when a file does not
+  ///   continue the one before it.
+  /// - Complexity: O(*n*) in the files' total size.
+  public static func verify(contentsOf urls: [URL]) throws(AuditLogError) -> Verification {
+    var total: Verification?
+    var previousPath = ""
+    for (index, url) in urls.enumerated() {
+      let file: Verification
+      do throws(AuditLogError) {
+        file = try verifyFile(atPath: url.path)
+      } catch  where error.isTornLastLine && index < urls.count - 1 {
+        throw .inFile(
+          path: url.path,
+          error: .malformedEntry(
+            line: error.line ?? 1,
+            reason: "an incomplete last line in a file that a later file continues"))
       } catch {
-        throw .unreadable(path: url.path, reason: error.localizedDescription)
+        throw .inFile(path: url.path, error: error)
       }
-      guard let chunk, !chunk.isEmpty else { break }
-      pending.append(contentsOf: chunk)
-      var start = 0
-      while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-        try verifier.check(pending[start..<newline], terminated: true)
-        start = newline + 1
+      guard file.entries > 0 else { continue }
+      guard let before = total else {
+        total = file
+        previousPath = url.path
+        continue
       }
-      pending.removeFirst(start)
+      guard file.firstSequence == before.lastSequence + 1 else {
+        throw .filesDoNotLink(
+          path: url.path, previousFile: previousPath,
+          reason:
+            "its first entry is number \(file.firstSequence) where \(before.lastSequence + 1) was expected: entries are missing between the files, or the files are out of order"
+        )
+      }
+      guard file.firstPreviousHash == before.lastHash else {
+        throw .filesDoNotLink(
+          path: url.path, previousFile: previousPath,
+          reason:
+            "its first prev is not the hash of the last line of \(previousPath): one of the two was edited"
+        )
+      }
+      total = Verification(
+        entries: before.entries + file.entries, firstSequence: before.firstSequence,
+        firstPreviousHash: before.firstPreviousHash, lastHash: file.lastHash)
+      previousPath = url.path
     }
-    if !pending.isEmpty { try verifier.check(pending[...], terminated: false) }
-    return verifier.count
+    return total ?? ChainVerifier().verification
   }
 
   /// Verifies the chain of a log held in memory.
@@ -91,101 +136,44 @@ public enum AuditLog {
           || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
       }
   }
-}
 
-/// Checks a log's lines one after another.
-struct ChainVerifier {
-  private(set) var count = 0
-  private var lastHash = AuditLog.genesisHash
-
-  /// Checks the next line; `terminated` is false for a last line without a newline.
-  mutating func check(_ line: ArraySlice<UInt8>, terminated: Bool) throws(AuditLogError) {
-    let number = count + 1
-    let entry: JSONValue
-    do {
-      entry = try JSONParser.parse(line)
-    } catch {
-      // A write cut short leaves a prefix of an entry, without its newline.
-      if !terminated, error == .unexpectedEnd { throw .tornLastLine(line: number) }
-      throw .malformedEntry(line: number, reason: line.isEmpty ? "an empty line" : error.message)
+  private static func verifyFile(atPath path: String) throws(AuditLogError) -> Verification {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw .unreadable(path: path, reason: readableError(errno)) }
+    // Closing a file opened for reading cannot lose data; there is nothing to report.
+    defer { POSIX.closeDescriptor(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      throw .unreadable(path: path, reason: readableError(errno))
     }
-    guard case .object = entry else {
-      throw .malformedEntry(line: number, reason: "not a JSON object")
+    guard info.st_mode & S_IFMT != S_IFDIR else {
+      throw .unreadable(path: path, reason: "it is a directory, not a log file")
     }
-    guard let sequence = entry["seq"]?.intValue else {
-      throw .malformedEntry(line: number, reason: "no integer `seq`")
+    var verifier = ChainVerifier()
+    var pending: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw .unreadable(path: path, reason: readableError(errno))
+      }
+      guard count > 0 else { break }
+      pending.append(contentsOf: chunk[0..<count])
+      var start = 0
+      while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        try verifier.check(pending[start..<newline], terminated: true)
+        start = newline + 1
+      }
+      pending.removeFirst(start)
     }
-    guard let previous = entry["prev"]?.stringValue, AuditLog.isHash(previous) else {
-      throw .malformedEntry(line: number, reason: "no SHA-256 `prev`")
-    }
-    guard sequence == number else {
-      throw .sequenceGap(line: number, expected: number, found: sequence)
-    }
-    guard previous == lastHash else {
-      throw .brokenLink(line: max(number - 1, 1), recordedBy: number)
-    }
-    // Complete, but the newline that ends every written entry is missing: still a torn write.
-    if !terminated { throw .tornLastLine(line: number) }
-    lastHash = SHA256.hex(of: line)
-    count = number
-  }
-}
-
-/// Why an audit log failed verification, naming the first bad line.
-///
-/// Every entry before ``line`` is intact. A ``tornLastLine(line:)`` is what a crash in the middle
-/// of a write leaves; every other case means the file was changed after it was written (or
-/// is not an audit log).
-public enum AuditLogError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// The line is not a chained entry: not JSON, not an object, or without `seq` or `prev`.
-  case malformedEntry(line: Int, reason: String)
-  /// The line's `seq` is not its line number: entries were removed, inserted or reordered
-  /// right before it.
-  case sequenceGap(line: Int, expected: Int, found: Int)
-  /// The line's bytes do not hash to the `prev` recorded by line `recordedBy` (the next line):
-  /// one of the two was edited. For the first line, `recordedBy` is 1 and its own `prev` is not
-  /// the genesis value.
-  case brokenLink(line: Int, recordedBy: Int)
-  /// The last line is incomplete and has no newline: a write was interrupted. Not tampering.
-  case tornLastLine(line: Int)
-  /// The file cannot be read.
-  case unreadable(path: String, reason: String)
-
-  /// The first bad line, counting from 1; nil when the file cannot be read.
-  public var line: Int? {
-    switch self {
-    case .malformedEntry(let line, _), .sequenceGap(let line, _, _), .brokenLink(let line, _),
-      .tornLastLine(let line):
-      line
-    case .unreadable: nil
-    }
+    if !pending.isEmpty { try verifier.check(pending[...], terminated: false) }
+    return verifier.verification
   }
 
-  /// How many entries before the first bad line are intact.
-  public var intactEntries: Int {
-    (line ?? 1) - 1
-  }
-
-  /// Whether the only problem is a torn last line (a crash during a write).
-  public var isTornLastLine: Bool {
-    if case .tornLastLine = self { true } else { false }
-  }
-
-  /// A sentence naming the line and the reason.
-  public var description: String {
-    switch self {
-    case .malformedEntry(let line, let reason):
-      "line \(line): not a valid entry: \(reason)"
-    case .sequenceGap(let line, let expected, let found):
-      "line \(line): sequence number \(found) where \(expected) was expected: entries were removed, inserted or reordered before this line"
-    case .brokenLink(let line, let recordedBy) where line == recordedBy:
-      "line \(line): its prev is not the genesis value: the start of the log was changed"
-    case .brokenLink(let line, let recordedBy):
-      "line \(line): its hash does not match the prev recorded by line \(recordedBy): line \(line) was edited (or the prev of line \(recordedBy))"
-    case .tornLastLine(let line):
-      "line \(line): the last line is incomplete: a write was interrupted (a crash), not tampering; the \(line - 1) entries before it are intact"
-    case .unreadable(let path, let reason):
-      "cannot read \(path): \(reason)"
-    }
+  /// The system's text for an `errno`, starting in lowercase to follow a colon.
+  private static func readableError(_ code: Int32) -> String {
+    let text = String(cString: strerror(code))
+    return text.prefix(1).lowercased() + text.dropFirst()
   }
 }

@@ -74,8 +74,7 @@ public struct AuditTrail<State: Sendable>: Middleware {
     self.filter = filter
     self.encoder = ActionEncoder(redactor: Redactor(redactedFields))
     self.now = now
-    // A buffered file has nothing to wait for; any other sink is asked.
-    self.waitsForDisk = (sink as? FileLogSink)?.durability != .buffered
+    self.waitsForDisk = sinkMayHoldBack(sink)
   }
 
   /// Creates an audit trail that writes a hash-chained JSON-lines file.
@@ -187,4 +186,11 @@ public struct AuditTrail<State: Sendable>: Middleware {
     }
     return encoder.json(of: action)
   }
+}
+
+/// Whether a sink may keep entries back from the disk until `waitUntilDurable()` is called: a
+/// durable file does; a buffered file and the standard streams do not; another sink may.
+func sinkMayHoldBack(_ sink: any LogSink) -> Bool {
+  if let file = sink as? FileLogSink { return file.durability == .everyEntry }
+  return !(sink is StreamLogSink)
 }

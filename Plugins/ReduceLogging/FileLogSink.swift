@@ -11,14 +11,26 @@ import Reduce
 /// SHA-256 of the previous entry's bytes in `prev`, and `seq` counts the file's entries.
 /// Reopening an existing chained file checks its last entry and continues its sequence and
 /// chain; a torn or foreign last line is refused
-/// (``LogSinkError/cannotContinueChain(path:reason:)``). The file is locked against other
-/// processes while open (`flock`). A write that fails is removed again, so the file never holds
-/// a partial entry in the middle; ``AuditLog/verify(contentsOf:)`` checks a file.
+/// (``LogSinkError/cannotContinueChain(path:reason:)``). A second sink value for a chained file
+/// this process already writes is checked the same way: it shares the writer only if the file
+/// is as the writer left it. The file is locked against other processes while open (`flock`).
+/// A write that fails is removed again, so the file never holds a partial entry in the middle;
+/// ``AuditLog/verify(contentsOf:)-(URL)`` checks a file.
+///
+/// A file that is deleted, moved away or replaced while open stops the sink
+/// (``LogSinkError/fileRemoved(path:)``, ``LogSinkError/fileReplaced(path:)``), and so does a
+/// chained file that someone else wrote to or cut (``LogSinkError/fileChanged(path:expectedSize:foundSize:)``):
+/// every later write throws. A chained file is checked before every write, a
+/// ``Durability/everyEntry`` file at every flush. A file truncated to nothing in place (a
+/// copy-and-truncate rotation) is written on from its start, a chain continuing where it was.
 public struct FileLogSink: LogSink {
   /// When an entry reaches the disk.
   public enum Durability: Sendable, Hashable {
-    /// Each entry is written and flushed to disk (`fsync`) before the action's dispatch
-    /// returns: it survives a power loss. Costs a disk flush per entry.
+    /// Each entry is on disk before the action's dispatch returns: it survives a power loss.
+    ///
+    /// ``write(_:)`` only hands the entry to the operating system; the middleware then calls
+    /// ``waitUntilDurable()``, after the store has released its turn, and concurrent
+    /// dispatchers share one disk flush (`fsync`): a group commit.
     case everyEntry
     /// Each entry is handed to the operating system before the dispatch returns (it survives
     /// the process crashing), and reaches the disk when the system writes it back, on
@@ -41,28 +53,74 @@ public struct FileLogSink: LogSink {
   ///   - durability: When entries reach the disk.
   ///   - chained: Whether each entry carries the SHA-256 of the previous one.
   public init(path: String, durability: Durability = .buffered, chained: Bool = false) {
+    self.init(
+      path: path, durability: durability, chained: chained,
+      synchronize: FileWriter.systemSynchronize)
+  }
+
+  /// Creates a file sink that flushes with `synchronize` instead of `fsync`, for tests.
+  init(
+    path: String, durability: Durability, chained: Bool,
+    synchronize: @escaping @Sendable (Int32) -> Int32
+  ) {
     self.path = path
     self.durability = durability
     self.chained = chained
-    self.handle = FileHandleBox(path: path, chained: chained)
+    self.handle = FileHandleBox(path: path, chained: chained, synchronize: synchronize)
   }
 
   /// Appends the record: its text, or for a chained file its JSON line with `seq` and `prev`.
   ///
+  /// The entry is handed to the operating system (`write`), not flushed to disk:
+  /// ``waitUntilDurable()`` does that for a ``Durability/everyEntry`` sink.
+  ///
   /// - Parameter record: The entry.
-  /// - Throws: A ``LogSinkError``: the file cannot be opened or written, or was damaged before.
+  /// - Throws: A ``LogSinkError``: the file cannot be opened or written, was deleted, replaced
+  ///   or changed, or the sink stopped after an earlier failure.
   public func write(_ record: LogRecord) throws {
+    try append(record)
+  }
+
+  /// Appends the record and returns the end of its bytes in the writer's stream.
+  @discardableResult
+  func append(_ record: LogRecord) throws(LogSinkError) -> Int64 {
     if chained, record.format != .jsonLines {
       throw LogSinkError.chainRequiresJSONLines(path: path)
     }
-    try handle.open().append(record, durability: durability)
+    return try handle.open().append(record)
   }
 
-  /// Flushes everything written so far to disk (`fsync`).
+  /// Waits until every entry this sink accepted before the call is on disk.
   ///
-  /// - Throws: A ``LogSinkError`` when the file cannot be opened or flushed.
+  /// With ``Durability/everyEntry``, a group commit: if a flush that started after the
+  /// caller's entries were written has already finished, it returns at once; if a flush is
+  /// running, it waits for it and decides again; otherwise it flushes (`fsync`) everything
+  /// written so far, for itself and for every caller that waits meanwhile. Writes go on while
+  /// a flush runs. With ``Durability/buffered`` it does nothing.
+  ///
+  /// A failed flush stops the sink: nothing written since the last successful flush can be
+  /// trusted to reach the disk, even if a later flush succeeds (the system may have dropped
+  /// the pages that failed). Every caller whose entries it should have covered, and every
+  /// later write, throws.
+  ///
+  /// - Throws: ``LogSinkError/syncFailed(path:reason:)`` when the flush failed, now or before;
+  ///   ``LogSinkError/fileRemoved(path:)``, ``LogSinkError/fileReplaced(path:)`` or
+  ///   ``LogSinkError/fileChanged(path:expectedSize:foundSize:)`` when the file is no longer
+  ///   the one the sink opened.
+  public func waitUntilDurable() throws {
+    guard durability == .everyEntry, let writer = handle.openedWriter else { return }
+    try writer.waitUntilDurable()
+  }
+
+  /// Flushes everything written so far to disk (`fsync`), whatever the durability.
+  ///
+  /// Shares a flush that is running or has run since the last entry was written, like
+  /// ``waitUntilDurable()``.
+  ///
+  /// - Throws: A ``LogSinkError`` when the file cannot be opened or flushed, or is no longer
+  ///   the one the sink opened.
   public func flush() throws {
-    try handle.open().sync()
+    try handle.open().waitUntilDurable()
   }
 
   /// Opens the file now, checking a chained file's last entry.
@@ -72,8 +130,17 @@ public struct FileLogSink: LogSink {
 
   /// Flushes to disk if the file is open; failures surface on the next write or flush.
   func flushIfOpen() {
-    handle.openedWriter?.syncQuietly()
+    handle.openedWriter?.flushQuietly()
   }
+
+  /// How many flushes (`fsync` calls) the file's writer has made; 0 before it opens.
+  var syncCount: Int { handle.openedWriter?.state.withLock { $0.syncs } ?? 0 }
+
+  /// The end of the bytes the file's writer has written since it opened.
+  var writtenSize: Int64 { handle.openedWriter?.state.withLock { $0.written } ?? 0 }
+
+  /// How much of ``writtenSize`` is known to be on disk.
+  var durableSize: Int64 { handle.openedWriter?.state.withLock { $0.durable } ?? 0 }
 }
 
 extension LogSink where Self == FileLogSink {
@@ -96,11 +163,13 @@ extension LogSink where Self == FileLogSink {
 final class FileHandleBox: Sendable {
   let path: String
   let chained: Bool
+  let synchronize: @Sendable (Int32) -> Int32
   private let writer = Locked<FileWriter?>(nil)
 
-  init(path: String, chained: Bool) {
+  init(path: String, chained: Bool, synchronize: @escaping @Sendable (Int32) -> Int32) {
     self.path = path
     self.chained = chained
+    self.synchronize = synchronize
   }
 
   deinit {
@@ -112,7 +181,7 @@ final class FileHandleBox: Sendable {
   func open() throws(LogSinkError) -> FileWriter {
     try writer.withLock { slot throws(LogSinkError) in
       if let writer = slot { return writer }
-      let writer = try FileWriter.acquire(path: path, chained: chained)
+      let writer = try FileWriter.acquire(path: path, chained: chained, synchronize: synchronize)
       slot = writer
       return writer
     }

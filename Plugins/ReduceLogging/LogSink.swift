@@ -26,15 +26,20 @@ public protocol LogSink: Sendable {
 
   /// Waits until every entry this sink accepted before the call is on disk.
   ///
-  /// An ``AuditTrail`` calls it on the dispatching thread after the store has released its
-  /// turn, so concurrent dispatchers share one flush.
+  /// Called by an ``AuditTrail`` (and a ``LoggingMiddleware``) on the dispatching thread after
+  /// the store has released its turn, so concurrent dispatchers share one flush: a sink that
+  /// makes entries durable does it here rather than in ``write(_:)``, and one flush can cover
+  /// the entries of every dispatcher that waits meanwhile (``FileLogSink`` with
+  /// ``FileLogSink/Durability/everyEntry`` does). The default implementation does nothing, for
+  /// sinks that have nothing to wait for.
   ///
-  /// - Throws: Any error; the dispatch then fails.
+  /// - Throws: Any error: the dispatch then fails, and the error is reported on the store's
+  ///   `errors`: the entries may not be on disk.
   func waitUntilDurable() throws
 }
 
 extension LogSink {
-  /// Does nothing: a sink that keeps nothing back has nothing to wait for.
+  /// Returns at once: the sink has nothing to wait for.
   public func waitUntilDurable() throws {}
 }
 

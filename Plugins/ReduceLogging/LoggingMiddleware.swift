@@ -41,6 +41,9 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   private let measure: @Sendable (() -> DispatchError?) -> (DispatchError?, Duration)
   private let now: @Sendable () -> Date
   private let shared: SharedLoggerState
+  /// Whether the sink may keep entries back from the disk until asked
+  /// (`LogSink.waitUntilDurable()`); a buffered file does not.
+  private let waitsForDisk: Bool
   /// Passes an action on; made where `State` is known, so that it runs specialised.
   private let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
 
@@ -114,6 +117,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     self.measure = Self.stopwatch(clock)
     self.now = now
     self.shared = SharedLoggerState()
+    self.waitsForDisk = sinkMayHoldBack(sink)
   }
 
   /// Opens a file sink, so that a file that cannot be written is found before any action.
@@ -183,12 +187,27 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     do {
       try sink.write(LogRecord(entry: entry, format: format))
       shared.sinkSucceeded()
+      if waitsForDisk { waitForDisk(context) }
     } catch {
       // Once per run of failures: a full disk is one problem, not one per action (and a
       // fallback action dispatched for the report would fail to be logged in turn).
       if shared.sinkFailed() { context.report(error) }
     }
     if let failure { throw failure }
+  }
+
+  /// Makes the dispatch wait, before it returns, until the entry is on disk; a failure is
+  /// published, and the dispatch still succeeds.
+  private func waitForDisk(_ context: MiddlewareContext<State>) {
+    let sink = sink
+    let shared = shared
+    context.beforeReturning {
+      do {
+        try sink.waitUntilDurable()
+      } catch {
+        if shared.sinkFailed() { context.report(error) }
+      }
+    }
   }
 
   private static func stopwatch<C: Clock<Duration>>(_ clock: C)

@@ -4,18 +4,26 @@ import ReduceLogging
 /// `reduce-audit`: checks and prints the audit logs that `ReduceLogging` writes.
 ///
 /// ```
-/// reduce-audit verify FILE
+/// reduce-audit verify FILE...
 /// reduce-audit show FILE [--action NAME] [--since TIME]
 /// ```
 ///
-/// Exit status: 0 success; 1 a broken chain, a malformed entry or an unreadable file; 2 only the
-/// last line is torn (a crash during a write); 64 a usage error.
+/// `verify` with several files checks them in order as one log (the pieces of a log rotated by
+/// copy-and-truncate, oldest first).
+///
+/// Exit status: 0 success; 1 a broken chain or a malformed entry (tampering); 2 only the last
+/// line is torn (a crash during a write); 64 a usage error; 66 a file that cannot be read (a
+/// directory, a missing file): sysexits' `EX_USAGE` and `EX_NOINPUT`.
 @main
 enum ReduceAudit {
   static let usage = """
-    usage: reduce-audit verify FILE
+    usage: reduce-audit verify FILE...
            reduce-audit show FILE [--action NAME] [--since TIME]
+    exit status: 0 intact, 1 tampered, 2 torn last line, 64 usage error, 66 unreadable file
     """
+
+  /// A file that cannot be read (sysexits' `EX_NOINPUT`).
+  static let unreadableStatus: Int32 = 66
 
   static func main() {
     exit(run(Array(CommandLine.arguments.dropFirst())))
@@ -27,10 +35,10 @@ enum ReduceAudit {
     let rest = Array(arguments.dropFirst())
     switch command {
     case "verify":
-      guard rest.count == 1, let file = rest.first, !file.hasPrefix("-") else {
-        return usageError("verify takes one FILE")
+      guard !rest.isEmpty, !rest.contains(where: { $0.hasPrefix("-") }) else {
+        return usageError("verify takes one FILE or more")
       }
-      return verify(file)
+      return verify(rest)
     case "show":
       return show(rest)
     case "-h", "--help", "help":
@@ -41,15 +49,36 @@ enum ReduceAudit {
     }
   }
 
-  static func verify(_ file: String) -> Int32 {
+  static func verify(_ files: [String]) -> Int32 {
     do throws(AuditLogError) {
-      let count = try AuditLog.verify(contentsOf: URL(fileURLWithPath: file))
-      print("\(file): \(count) \(count == 1 ? "entry" : "entries"), chain intact")
+      let log = try AuditLog.verify(contentsOf: files.map { URL(fileURLWithPath: $0) })
+      let count = "\(log.entries) \(log.entries == 1 ? "entry" : "entries")"
+      let place = files.count == 1 ? count : "\(count) in \(files.count) files"
+      print("\(files.joined(separator: ", ")): \(place), chain intact")
+      if log.continuesEarlierFile {
+        print(
+          "note: the first entry is number \(log.firstSequence): this continues an earlier file "
+            + "(a copy-and-truncate rotation), whose last line must hash to "
+            + "\(log.firstPreviousHash); verify them together: reduce-audit verify EARLIER "
+            + files.joined(separator: " "))
+      }
       return 0
     } catch {
-      printError("\(file): \(error)")
+      printError("\(error)")
+      if error.isUnreadable { return unreadableStatus }
       return error.isTornLastLine ? 2 : 1
     }
+  }
+
+  /// Why a file cannot be read, in words, or nil when it can.
+  static func unreadableReason(_ file: String) -> String? {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+      return "no such file or directory"
+    }
+    if isDirectory.boolValue { return "it is a directory, not a log file" }
+    guard FileManager.default.isReadableFile(atPath: file) else { return "permission denied" }
+    return nil
   }
 
   static func show(_ arguments: [String]) -> Int32 {
@@ -81,12 +110,13 @@ enum ReduceAudit {
       }
     }
     guard let file else { return usageError("show takes a FILE") }
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: file))
-    } catch {
-      printError("\(file): cannot read: \(error.localizedDescription)")
-      return 1
+    if let reason = unreadableReason(file) {
+      printError("\(file): cannot read it: \(reason)")
+      return unreadableStatus
+    }
+    guard let data = FileManager.default.contents(atPath: file) else {
+      printError("\(file): cannot read it: reading failed")
+      return unreadableStatus
     }
     var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
     let torn = lines.last?.isEmpty == false
@@ -105,7 +135,13 @@ enum ReduceAudit {
         print(entry.description)
         printed += 1
       } catch {
-        if torn, number == lines.count {
+        if torn, number == lines.count, let problem = chainProblem(data, firstLine: lines.first),
+          !problem.isTornLastLine
+        {
+          // Unfinished, but not the beginning of the entry that was due: no crash leaves that.
+          printError("\(file): \(problem)")
+          tampered = true
+        } else if torn, number == lines.count {
           printError(
             "\(file): line \(number): the last line is incomplete (a crash during a write)")
           tornEnd = true
@@ -116,6 +152,20 @@ enum ReduceAudit {
       }
     }
     return tampered ? 1 : tornEnd ? 2 : 0
+  }
+
+  /// For a chained log, why its chain does not verify (nil when it does); nil for a plain log.
+  static func chainProblem(_ data: Data, firstLine: Data?) -> AuditLogError? {
+    guard let firstLine,
+      (try? AuditLog.Entry(parsing: String(decoding: firstLine, as: UTF8.self), line: 1))?
+        .previousHash != nil
+    else { return nil }
+    do {
+      _ = try AuditLog.verify(Array(data))
+      return nil
+    } catch {
+      return error
+    }
   }
 
   static func usageError(_ message: String) -> Int32 {

@@ -87,4 +87,67 @@ enum AuditCommand {
       #expect(process.standardError.contains("usage: reduce-audit verify FILE"), "\(arguments)")
     }
   }
+
+  @Test(
+    "a directory or a missing file is named in a sentence, with exit status 66",
+    .timeLimit(.minutes(1)))
+  func unreadable() throws {
+    let directory = FileManager.default.temporaryDirectory.path
+    let missing = temporaryLogPath()
+    let cases = [
+      (["verify", directory], "\(directory): cannot read it: it is a directory, not a log file\n"),
+      (["show", directory], "\(directory): cannot read it: it is a directory, not a log file\n"),
+      (["verify", missing], "\(missing): cannot read it: no such file or directory\n"),
+      (["show", missing], "\(missing): cannot read it: no such file or directory\n"),
+    ]
+    for (arguments, message) in cases {
+      let result = try AuditCommand.run(arguments)
+      #expect(result.status == 66, "\(arguments)")
+      #expect(result.standardError == message, "\(arguments)")
+      #expect(result.standardOutput.isEmpty, "\(arguments)")
+    }
+  }
+
+  @Test(
+    "verify with several files checks them as one log; a continued file is pointed out",
+    .timeLimit(.minutes(1)))
+  func verifyRotated() throws {
+    let path = try writeChainedLog(count: 4)
+    let rotated = path + ".1"
+    defer {
+      removeLog(path)
+      removeLog(rotated)
+    }
+    let lines = try readLines(path)
+    try writeLines(Array(lines[0..<2]), to: rotated)
+    try writeLines(Array(lines[2...]), to: path)
+    let both = try AuditCommand.run(["verify", rotated, path])
+    #expect(both.status == 0)
+    #expect(both.standardOutput == "\(rotated), \(path): 4 entries in 2 files, chain intact\n")
+    let alone = try AuditCommand.run(["verify", path])
+    #expect(alone.status == 0)
+    #expect(
+      alone.standardOutput.hasPrefix(
+        "\(path): 2 entries, chain intact\nnote: the first entry is number 3"))
+    let reversed = try AuditCommand.run(["verify", path, rotated])
+    #expect(reversed.status == 1)
+    #expect(reversed.standardError.hasPrefix("\(rotated): line 1: does not continue \(path)"))
+  }
+
+  @Test(
+    "show tells a torn last line from an unfinished line that no crash leaves",
+    .timeLimit(.minutes(1)))
+  func showTornOrTampered() throws {
+    let path = try writeChainedLog(count: 2)
+    defer { removeLog(path) }
+    let lines = try readLines(path)
+    try writeLines([lines[0], String(lines[1].prefix(30))], to: path, finalNewline: false)
+    let torn = try AuditCommand.run(["show", path])
+    #expect(torn.status == 2)
+    #expect(torn.standardError.contains("line 2: the last line is incomplete"))
+    try writeLines([lines[0], #"{"seq":9,"prev":"#], to: path, finalNewline: false)
+    let tampered = try AuditCommand.run(["show", path])
+    #expect(tampered.status == 1)
+    #expect(tampered.standardError.hasPrefix("\(path): line 2: not a valid entry"))
+  }
 }

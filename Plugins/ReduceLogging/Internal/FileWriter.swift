@@ -12,212 +12,160 @@ import Reduce
 struct FileIdentity: Hashable, Sendable {
   let device: UInt64
   let inode: UInt64
+
+  init(_ info: stat) {
+    device = UInt64(truncatingIfNeeded: info.st_dev)
+    inode = UInt64(truncatingIfNeeded: info.st_ino)
+  }
 }
 
 /// The one writer of a log file in this process, shared by every sink that writes it.
 ///
-/// Its state (descriptor, size, the chain's last sequence number and hash) lives behind one
-/// mutex; an entry's JSON line is built, written and hashed under it, so the chain's order is
-/// the file's order. No user code runs under the lock.
+/// Its state (descriptor, sizes, the chain's last sequence number and hash) lives behind one
+/// lock; an entry's JSON line is built, written and hashed under it, so the chain's order is
+/// the file's order. No user code runs under the lock, and neither does `fsync`: writes go on
+/// while a flush runs, and one flush covers every entry written before it started
+/// (`FileWriter+Durability.swift`).
 final class FileWriter: Sendable {
   let path: String
+  /// The path made absolute when the file was opened, so that a change of the working
+  /// directory does not change the file it names.
+  let checkedPath: String
   let chained: Bool
   let identity: FileIdentity
+  /// Flushes a descriptor to disk (`fsync`, except in tests).
+  ///
+  /// Returns 0, or the `errno` of the failure.
+  let synchronize: @Sendable (Int32) -> Int32
 
-  private struct State {
+  struct State {
     var descriptor: Int32
-    /// The file's size after the last complete entry.
-    var size: Int64
+    /// The file's size after the last complete entry, as far as this writer knows.
+    var fileSize: Int64
+    /// How many bytes this writer has written since it opened: the end of its stream of entries,
+    /// which only grows (a copy-and-truncate rotation resets ``fileSize``, not this).
+    var written: Int64 = 0
+    /// How much of that stream is known to be on disk.
+    var durable: Int64 = 0
+    /// Whether a caller is flushing (the leader of a group commit); others wait for it.
+    var flushing = false
+    /// Why the writer stopped: every later write and flush throws it.
+    var failure: LogSinkError?
+    /// How many flushes (`fsync` calls) the writer has made.
+    var syncs = 0
     var lastSequence: Int
     var lastHash: String
-    var damaged = false
   }
 
-  private let state: Locked<State>
+  let state: Monitor<State>
 
-  private init(
+  init(
     path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64,
-    lastSequence: Int, lastHash: String
+    lastSequence: Int, lastHash: String, synchronize: @escaping @Sendable (Int32) -> Int32
   ) {
     self.path = path
+    self.checkedPath = POSIX.absolutePath(path)
     self.chained = chained
     self.identity = identity
-    self.state = Locked(
-      State(descriptor: descriptor, size: size, lastSequence: lastSequence, lastHash: lastHash))
+    self.synchronize = synchronize
+    self.state = Monitor(
+      State(
+        descriptor: descriptor, fileSize: size, lastSequence: lastSequence, lastHash: lastHash))
   }
 
-  // MARK: Sharing between sinks
-
-  private struct Registration {
-    let writer: FileWriter
-    var users: Int
-  }
-
-  private static let registry = Locked<[FileIdentity: Registration]>([:])
-
-  /// Opens a file for a sink, or shares the writer already open for it.
-  static func acquire(path: String, chained: Bool) throws(LogSinkError) -> FileWriter {
-    let descriptor = POSIX.openForAppending(path)
-    guard descriptor >= 0 else { throw .openFailed(path: path, reason: POSIX.errorText) }
-    var info = stat()
-    guard fstat(descriptor, &info) == 0 else {
-      let reason = POSIX.errorText
-      POSIX.closeDescriptor(descriptor)
-      throw .openFailed(path: path, reason: reason)
-    }
-    let identity = FileIdentity(
-      device: UInt64(truncatingIfNeeded: info.st_dev),
-      inode: UInt64(truncatingIfNeeded: info.st_ino))
-    return try registry.withLock { writers throws(LogSinkError) in
-      if var registration = writers[identity] {
-        POSIX.closeDescriptor(descriptor)
-        guard registration.writer.chained == chained else { throw .conflictingOptions(path: path) }
-        registration.users += 1
-        writers[identity] = registration
-        return registration.writer
-      }
-      do throws(LogSinkError) {
-        let writer = try makeWriter(
-          path: path, chained: chained, identity: identity, descriptor: descriptor,
-          size: Int64(info.st_size))
-        writers[identity] = Registration(writer: writer, users: 1)
-        return writer
-      } catch {
-        POSIX.closeDescriptor(descriptor)
-        throw error
-      }
-    }
-  }
-
-  /// Gives up one sink's use of a writer; the last one closes the file.
-  static func release(_ writer: FileWriter) {
-    let last = registry.withLock { writers -> Bool in
-      guard var registration = writers[writer.identity], registration.writer === writer else {
-        return false
-      }
-      registration.users -= 1
-      if registration.users > 0 {
-        writers[writer.identity] = registration
-        return false
-      }
-      writers[writer.identity] = nil
-      return true
-    }
-    if last { writer.close() }
-  }
-
-  private static func makeWriter(
-    path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64
-  ) throws(LogSinkError) -> FileWriter {
-    var lastSequence = 0
-    var lastHash = AuditLog.genesisHash
-    if chained {
-      guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-        if errno == EWOULDBLOCK { throw .lockedByAnotherProcess(path: path) }
-        throw .openFailed(path: path, reason: POSIX.errorText)
-      }
-      if size > 0 {
-        let line = try lastLine(of: descriptor, size: size, path: path)
-        let entry: JSONValue
-        do {
-          entry = try JSONParser.parse(line)
-        } catch {
-          throw .cannotContinueChain(
-            path: path, reason: "its last line is not valid JSON (\(error.message))")
-        }
-        guard let sequence = entry["seq"]?.intValue, sequence >= 1,
-          let previous = entry["prev"]?.stringValue, AuditLog.isHash(previous)
-        else {
-          throw .cannotContinueChain(
-            path: path, reason: "its last line is not a chained entry (no seq or prev)")
-        }
-        lastSequence = sequence
-        lastHash = SHA256.hex(of: line)
-      }
-    }
-    return FileWriter(
-      path: path, chained: chained, identity: identity, descriptor: descriptor, size: size,
-      lastSequence: lastSequence, lastHash: lastHash)
-  }
-
-  /// The bytes of the file's last line, without its newline; refuses a torn last line.
-  private static func lastLine(of descriptor: Int32, size: Int64, path: String)
-    throws(LogSinkError) -> [UInt8]
-  {
-    var tail: [UInt8] = []
-    var start = size
-    let chunk: Int64 = 65536
-    while start > 0 {
-      let length = min(chunk, start)
-      start -= length
-      var buffer = [UInt8](repeating: 0, count: Int(length))
-      let read = buffer.withUnsafeMutableBytes {
-        pread(descriptor, $0.baseAddress, Int(length), off_t(start))
-      }
-      guard read == Int(length) else {
-        throw .openFailed(path: path, reason: read < 0 ? POSIX.errorText : "a short read")
-      }
-      tail = buffer + tail
-      if tail.last != UInt8(ascii: "\n") {
-        throw .cannotContinueChain(
-          path: path, reason: "its last line is incomplete (a crash during a write?)")
-      }
-      if let newline = tail.dropLast().lastIndex(of: UInt8(ascii: "\n")) {
-        return Array(tail[(newline + 1)..<(tail.count - 1)])
-      }
-    }
-    return Array(tail.dropLast())
+  /// `fsync`, returning 0 or its `errno`.
+  static let systemSynchronize: @Sendable (Int32) -> Int32 = { descriptor in
+    fsync(descriptor) == 0 ? 0 : errno
   }
 
   // MARK: Writing
 
-  /// Appends one entry; for a chained file, numbers and links it under the lock.
-  func append(_ record: LogRecord, durability: FileLogSink.Durability) throws(LogSinkError) {
+  /// Appends one entry, for a chained file numbered and linked under the lock, and returns the
+  /// end of the entry in the writer's stream (compare ``State/durable``).
+  ///
+  /// A chained file is checked first (``checkFile(_:)``): an entry is never written into a
+  /// file that is no longer at `path`.
+  @discardableResult
+  func append(_ record: LogRecord) throws(LogSinkError) -> Int64 {
     let text = chained ? nil : record.text
-    try state.withLock { state throws(LogSinkError) in
-      guard !state.damaged else { throw .damaged(path: path) }
+    return try state.withLock { state throws(LogSinkError) in
+      if let failure = state.failure { throw failure }
+      if chained { try checkFile(&state) }
       let sequence = state.lastSequence + 1
       let line =
         text
         ?? EntryFormatter.jsonLine(record.entry, sequence: sequence, previous: state.lastHash)
       let lineBytes = Array(line.utf8)
       if let failure = POSIX.writeAll(state.descriptor, lineBytes + [UInt8(ascii: "\n")]) {
-        if chained {
-          // Remove the partial entry, so that the next one follows the last complete one.
-          if ftruncate(state.descriptor, off_t(state.size)) != 0 { state.damaged = true }
+        // Remove the partial entry, so that the next one follows the last complete one.
+        if chained, ftruncate(state.descriptor, off_t(state.fileSize)) != 0 {
+          state.failure = .damaged(path: path)
         }
         throw .writeFailed(path: path, reason: failure)
       }
-      state.size += Int64(lineBytes.count + 1)
+      let length = Int64(lineBytes.count + 1)
+      state.fileSize += length
+      state.written += length
       if chained {
         state.lastSequence = sequence
         state.lastHash = SHA256.hex(of: lineBytes)
       }
-      if durability == .everyEntry, fsync(state.descriptor) != 0 {
-        throw .syncFailed(path: path, reason: POSIX.errorText)
-      }
+      return state.written
     }
   }
 
-  /// Flushes the file to disk.
-  func sync() throws(LogSinkError) {
-    try state.withLock { state throws(LogSinkError) in
-      guard state.descriptor >= 0 else { return }
-      if fsync(state.descriptor) != 0 { throw .syncFailed(path: path, reason: POSIX.errorText) }
+  /// Checks that `path` still names the file this writer writes, as the writer left it; on a
+  /// problem, stops the writer (``State/failure``) and throws.
+  ///
+  /// - `path` names no file: the file was deleted or moved away. `path` names another file:
+  ///   it was replaced (moved aside and recreated).
+  /// - The file is empty though the writer wrote to it: truncated in place, the way a
+  ///   copy-and-truncate rotation (logrotate's `copytruncate`) leaves it. Not a problem: the
+  ///   writer goes on at the start of the file, and a chain goes on where it was, so that the
+  ///   copy and the new file verify as one sequence.
+  /// - A chained file of another size than the writer left it: someone else wrote to it or cut
+  ///   it. A plain file just goes on at its new end.
+  ///
+  /// One `stat` of the path, which tells all of that when it names the writer's file. Measured
+  /// in release: a chained `.buffered` write took 4.3 µs without it and 6.6 µs with it (the
+  /// path's lookup is most of that; an `fstat` alone is cheap but cannot see a replaced file).
+  /// When the path
+  /// cannot be looked up for another reason (permissions), the descriptor's `fstat` tells
+  /// whether the file still has a name (`st_nlink`) and its size.
+  func checkFile(_ state: inout State) throws(LogSinkError) {
+    var info = stat()
+    let problem: LogSinkError?
+    if stat(checkedPath, &info) == 0 {
+      problem =
+        FileIdentity(info) == identity
+        ? sizeProblem(&state, found: Int64(info.st_size)) : .fileReplaced(path: path)
+    } else if errno == ENOENT || errno == ENOTDIR {
+      problem = .fileRemoved(path: path)
+    } else if fstat(state.descriptor, &info) == 0 {
+      problem =
+        info.st_nlink == 0
+        ? .fileRemoved(path: path) : sizeProblem(&state, found: Int64(info.st_size))
+    } else {
+      throw .writeFailed(path: path, reason: POSIX.errorText)
+    }
+    if let problem {
+      state.failure = problem
+      throw problem
     }
   }
 
-  /// Flushes the file to disk where no one can be told of a failure (a detach); the next
-  /// write or ``sync()`` reports a file that went bad.
-  func syncQuietly() {
-    state.withLock { state in
-      guard state.descriptor >= 0 else { return }
-      _ = fsync(state.descriptor)  // Best effort: nobody to report to during a detach.
+  private func sizeProblem(_ state: inout State, found: Int64) -> LogSinkError? {
+    guard found != state.fileSize else { return nil }
+    if found == 0 || !chained {
+      state.fileSize = found
+      return nil
     }
+    return .fileChanged(path: path, expectedSize: state.fileSize, foundSize: found)
   }
 
-  private func close() {
-    state.withLock { state in
+  /// Closes the file once no flush is running.
+  func close() {
+    state.withLock(waitingWhile: \.flushing) { state in
       guard state.descriptor >= 0 else { return }
       _ = fsync(state.descriptor)  // Best effort before closing; the file is already written.
       POSIX.closeDescriptor(state.descriptor)

@@ -25,6 +25,13 @@ enum POSIX {
     open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
   }
 
+  /// The path, made absolute against the working directory when it is relative.
+  static func absolutePath(_ path: String) -> String {
+    guard !path.hasPrefix("/"), let directory = getcwd(nil, 0) else { return path }
+    defer { free(directory) }
+    return String(cString: directory) + "/" + path
+  }
+
   static func closeDescriptor(_ descriptor: Int32) {
     _ = close(descriptor)  // Nothing useful to do when closing fails: the descriptor is gone.
   }

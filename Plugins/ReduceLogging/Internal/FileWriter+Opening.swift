@@ -1,0 +1,159 @@
+import Reduce
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// Opening a file, sharing its writer between sinks, and continuing a chain.
+
+extension FileWriter {
+  private struct Registration {
+    let writer: FileWriter
+    var users: Int
+  }
+
+  private static let registry = Locked<[FileIdentity: Registration]>([:])
+
+  /// Opens a file for a sink, or shares the writer already open for it.
+  ///
+  /// A sink that shares a chained file's writer is another sink value than the one that
+  /// opened it (copies of one value share their writer without coming here). It gets the
+  /// writer only if the file is as the writer left it: same size, and a last line that is the
+  /// entry written last (``checkShared()``), so that it never appends after bytes that someone
+  /// else wrote.
+  static func acquire(
+    path: String, chained: Bool, synchronize: @escaping @Sendable (Int32) -> Int32
+  ) throws(LogSinkError) -> FileWriter {
+    let descriptor = POSIX.openForAppending(path)
+    guard descriptor >= 0 else { throw .openFailed(path: path, reason: POSIX.errorText) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0 else {
+      let reason = POSIX.errorText
+      POSIX.closeDescriptor(descriptor)
+      throw .openFailed(path: path, reason: reason)
+    }
+    let identity = FileIdentity(info)
+    return try registry.withLock { writers throws(LogSinkError) in
+      if var registration = writers[identity] {
+        POSIX.closeDescriptor(descriptor)
+        guard registration.writer.chained == chained else { throw .conflictingOptions(path: path) }
+        try registration.writer.checkShared()
+        registration.users += 1
+        writers[identity] = registration
+        return registration.writer
+      }
+      do throws(LogSinkError) {
+        let writer = try makeWriter(
+          path: path, chained: chained, identity: identity, descriptor: descriptor,
+          size: Int64(info.st_size), synchronize: synchronize)
+        writers[identity] = Registration(writer: writer, users: 1)
+        return writer
+      } catch {
+        POSIX.closeDescriptor(descriptor)
+        throw error
+      }
+    }
+  }
+
+  /// Gives up one sink's use of a writer; the last one closes the file.
+  static func release(_ writer: FileWriter) {
+    let last = registry.withLock { writers -> Bool in
+      guard var registration = writers[writer.identity], registration.writer === writer else {
+        return false
+      }
+      registration.users -= 1
+      if registration.users > 0 {
+        writers[writer.identity] = registration
+        return false
+      }
+      writers[writer.identity] = nil
+      return true
+    }
+    if last { writer.close() }
+  }
+
+  private static func makeWriter(
+    path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64,
+    synchronize: @escaping @Sendable (Int32) -> Int32
+  ) throws(LogSinkError) -> FileWriter {
+    var lastSequence = 0
+    var lastHash = AuditLog.genesisHash
+    if chained {
+      guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        if errno == EWOULDBLOCK { throw .lockedByAnotherProcess(path: path) }
+        throw .openFailed(path: path, reason: POSIX.errorText)
+      }
+      if size > 0 {
+        let line = try lastLine(of: descriptor, size: size, path: path)
+        let entry: JSONValue
+        do {
+          entry = try JSONParser.parse(line)
+        } catch {
+          throw .cannotContinueChain(
+            path: path, reason: "its last line is not valid JSON (\(error.message))")
+        }
+        guard let sequence = entry["seq"]?.intValue, sequence >= 1,
+          let previous = entry["prev"]?.stringValue, AuditLog.isHash(previous)
+        else {
+          throw .cannotContinueChain(
+            path: path, reason: "its last line is not a chained entry (no seq or prev)")
+        }
+        lastSequence = sequence
+        lastHash = SHA256.hex(of: line)
+      }
+    }
+    return FileWriter(
+      path: path, chained: chained, identity: identity, descriptor: descriptor, size: size,
+      lastSequence: lastSequence, lastHash: lastHash, synchronize: synchronize)
+  }
+
+  /// For a sink that opens a file this process already writes: throws the writer's failure,
+  /// and for a chained file, refuses a file that is not as the writer left it.
+  private func checkShared() throws(LogSinkError) {
+    try state.withLock { state throws(LogSinkError) in
+      if let failure = state.failure { throw failure }
+      guard chained else { return }
+      try checkFile(&state)
+      guard state.fileSize > 0, state.lastSequence > 0 else { return }
+      let line = try Self.lastLine(of: state.descriptor, size: state.fileSize, path: path)
+      guard SHA256.hex(of: line) == state.lastHash else {
+        throw .cannotContinueChain(
+          path: path,
+          reason: "its last line is not the entry this process wrote last; the file was changed")
+      }
+    }
+  }
+
+  /// The bytes of the file's last line, without its newline; refuses a torn last line.
+  private static func lastLine(of descriptor: Int32, size: Int64, path: String)
+    throws(LogSinkError) -> [UInt8]
+  {
+    var tail: [UInt8] = []
+    var start = size
+    let chunk: Int64 = 65536
+    while start > 0 {
+      let length = min(chunk, start)
+      start -= length
+      var buffer = [UInt8](repeating: 0, count: Int(length))
+      let read = buffer.withUnsafeMutableBytes {
+        pread(descriptor, $0.baseAddress, Int(length), off_t(start))
+      }
+      guard read == Int(length) else {
+        throw .openFailed(path: path, reason: read < 0 ? POSIX.errorText : "a short read")
+      }
+      tail = buffer + tail
+      if tail.last != UInt8(ascii: "\n") {
+        throw .cannotContinueChain(
+          path: path, reason: "its last line is incomplete (a crash during a write?)")
+      }
+      if let newline = tail.dropLast().lastIndex(of: UInt8(ascii: "\n")) {
+        return Array(tail[(newline + 1)..<(tail.count - 1)])
+      }
+    }
+    return Array(tail.dropLast())
+  }
+}

@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A value guarded by a pthread mutex, with a condition variable to wait for it to change: what
+/// `Locked` is, plus waiting, which `Reduce` keeps to itself.
+///
+/// A pthread mutex and condition, not `Synchronization.Mutex`, for the reason `Locked` gives:
+/// ThreadSanitizer does not see the futex of a contended `Mutex` on Linux.
+///
+/// `@unchecked Sendable`: the value is reached only holding the mutex. The mutex, the condition
+/// and the value live at stable addresses of their own (pthread objects must not move).
+final class Monitor<Value>: @unchecked Sendable {
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private let condition: UnsafeMutablePointer<pthread_cond_t>
+  private let value: UnsafeMutablePointer<Value>
+
+  init(_ value: Value) {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    var status = pthread_mutex_init(mutex, nil)
+    precondition(status == 0, "pthread_mutex_init failed with \(status)")
+    condition = .allocate(capacity: 1)
+    condition.initialize(to: pthread_cond_t())
+    status = pthread_cond_init(condition, nil)
+    precondition(status == 0, "pthread_cond_init failed with \(status)")
+    self.value = .allocate(capacity: 1)
+    self.value.initialize(to: value)
+  }
+
+  deinit {
+    pthread_cond_destroy(condition)
+    condition.deinitialize(count: 1)
+    condition.deallocate()
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+    value.deinitialize(count: 1)
+    value.deallocate()
+  }
+
+  /// Runs `body` with exclusive access to the value.
+  func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result)
+    throws(Failure) -> Result
+  {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try body(&value.pointee)
+  }
+
+  /// Waits, holding the lock, until `mustWait` is false, then runs `body` in the same hold.
+  ///
+  /// While it waits the lock is released. Whoever makes `mustWait` false calls ``broadcast()``
+  /// in a ``withLock(_:)`` that does.
+  func withLock<Result, Failure: Error>(
+    waitingWhile mustWait: (Value) -> Bool, _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    while mustWait(value.pointee) { pthread_cond_wait(condition, mutex) }
+    return try body(&value.pointee)
+  }
+
+  /// Wakes every thread waiting in ``withLock(waitingWhile:_:)``; call it holding the lock.
+  func broadcast() {
+    pthread_cond_broadcast(condition)
+  }
+}

@@ -1,0 +1,225 @@
+import Dispatch
+import Foundation
+import Reduce
+import Testing
+
+@testable import ReduceLogging
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A flush for a test's sink that blocks the first time until the test opens the gate.
+///
+/// Every call is counted. It flushes with `fsync`, or fails with `failure` (an `errno`).
+final class GatedSync: Sendable {
+  private let gate = DispatchSemaphore(value: 0)
+  private let calls = Locked(0)
+  private let failure: Int32
+  /// Signalled when the first call is blocked at the gate.
+  let entered = DispatchSemaphore(value: 0)
+
+  init(failing failure: Int32 = 0) {
+    self.failure = failure
+  }
+
+  var count: Int { calls.withLock { $0 } }
+
+  func open() { gate.signal() }
+
+  func synchronize(_ descriptor: Int32) -> Int32 {
+    let first = calls.withLock { count in
+      count += 1
+      return count == 1
+    }
+    if first {
+      entered.signal()
+      gate.wait()
+    }
+    if failure != 0 { return failure }
+    return fsync(descriptor) == 0 ? 0 : errno
+  }
+}
+
+/// A record of a counter action, as the middleware would hand it to a sink.
+func counterRecord(_ step: Int) -> LogRecord {
+  LogRecord(
+    entry: LogEntry(
+      sequence: step, timestamp: fixedDate, action: "CounterAction",
+      payload: .json(#"{"incremented":{"by":\#(step)}}"#), outcome: .ok, duration: .zero,
+      changes: nil),
+    format: .jsonLines)
+}
+
+/// Runs `body(index)` on `count` new threads and returns without waiting for them.
+func startThreads(_ count: Int, _ group: DispatchGroup, _ body: @escaping @Sendable (Int) -> Void) {
+  for index in 0..<count {
+    group.enter()
+    Thread {
+      body(index)
+      group.leave()
+    }.start()
+  }
+}
+
+@Suite struct GroupCommitConcurrencyTests {
+  @Test(
+    "writers that wait while a flush runs share the next one: 2 fsyncs for 9 entries",
+    .timeLimit(.minutes(1)))
+  func sharedFlush() throws {
+    let path = temporaryLogPath()
+    defer { removeLog(path) }
+    let sync = GatedSync()
+    let sink = FileLogSink(
+      path: path, durability: .everyEntry, chained: true, synchronize: sync.synchronize)
+    let group = DispatchGroup()
+    let problems = Locked<[String]>([])
+    // The leader: its flush blocks at the gate, so that the others write while it runs.
+    startThreads(1, group) { _ in
+      do {
+        let end = try sink.append(counterRecord(0))
+        try sink.waitUntilDurable()
+        if sink.durableSize < end { problems.withLock { $0.append("leader not durable") } }
+      } catch {
+        problems.withLock { $0.append("leader: \(error)") }
+      }
+    }
+    sync.entered.wait()
+    let followers = 8
+    let written = DispatchSemaphore(value: 0)
+    startThreads(followers, group) { index in
+      do {
+        let end = try sink.append(counterRecord(index + 1))
+        written.signal()
+        try sink.waitUntilDurable()
+        if sink.durableSize < end { problems.withLock { $0.append("\(index) not durable") } }
+      } catch {
+        problems.withLock { $0.append("\(index): \(error)") }
+      }
+    }
+    for _ in 0..<followers { written.wait() }
+    sync.open()
+    group.wait()
+    #expect(problems.withLock { $0 } == [])
+    // One flush for the leader's entry; one for the eight written while it ran.
+    #expect(sink.syncCount == 2)
+    #expect(sync.count == 2)
+    #expect(sink.durableSize == sink.writtenSize)
+    #expect(try AuditLog.verify(contentsOf: URL(fileURLWithPath: path)) == followers + 1)
+  }
+
+  @Test(
+    "many threads writing and waiting: each entry is durable when its wait returns",
+    .timeLimit(.minutes(1)))
+  func manyThreads() throws {
+    let path = temporaryLogPath()
+    defer { removeLog(path) }
+    let sink = FileLogSink(path: path, durability: .everyEntry, chained: true)
+    let threads = 8
+    let steps = 25
+    let problems = Locked<[String]>([])
+    let group = DispatchGroup()
+    startThreads(threads, group) { thread in
+      for step in 0..<steps {
+        do {
+          let end = try sink.append(counterRecord(thread * steps + step))
+          try sink.waitUntilDurable()
+          let durable = sink.durableSize
+          if durable < end {
+            problems.withLock { $0.append("entry ending at \(end), durable \(durable)") }
+          }
+        } catch {
+          problems.withLock { $0.append("\(error)") }
+        }
+      }
+    }
+    group.wait()
+    #expect(problems.withLock { $0 } == [])
+    #expect(sink.syncCount <= threads * steps)
+    #expect(sink.syncCount >= 1)
+    #expect(try AuditLog.verify(contentsOf: URL(fileURLWithPath: path)) == threads * steps)
+  }
+
+  @Test("a caller whose entries are already on disk returns without a flush")
+  func alreadyDurable() throws {
+    let path = temporaryLogPath()
+    defer { removeLog(path) }
+    let sink = FileLogSink(path: path, durability: .everyEntry, chained: true)
+    try sink.write(counterRecord(1))
+    #expect(sink.syncCount == 0)
+    try sink.waitUntilDurable()
+    try sink.waitUntilDurable()
+    #expect(sink.syncCount == 1)
+    try sink.flush()
+    #expect(sink.syncCount == 1)
+  }
+
+  @Test("with buffered durability waiting does nothing, and flush still flushes")
+  func buffered() throws {
+    let path = temporaryLogPath()
+    defer { removeLog(path) }
+    let sink = FileLogSink(path: path, durability: .buffered, chained: true)
+    try sink.write(counterRecord(1))
+    try sink.waitUntilDurable()
+    #expect(sink.syncCount == 0)
+    #expect(sink.durableSize == 0)
+    try sink.flush()
+    #expect(sink.syncCount == 1)
+    #expect(sink.durableSize == sink.writtenSize)
+  }
+
+  @Test("a sink of your own needs no waitUntilDurable: the default returns")
+  func defaultImplementation() throws {
+    let sink: any LogSink = RecordingSink()
+    try sink.write(counterRecord(1))
+    try sink.waitUntilDurable()
+    #expect((sink as? RecordingSink)?.records.count == 1)
+  }
+
+  @Test(
+    "a failed fsync fails the leader, the callers it covered, and every later write",
+    .timeLimit(.minutes(1)))
+  func failedSync() throws {
+    let path = temporaryLogPath()
+    defer { removeLog(path) }
+    let sync = GatedSync(failing: EIO)
+    let sink = FileLogSink(
+      path: path, durability: .everyEntry, chained: true, synchronize: sync.synchronize)
+    let failed = LogSinkError.syncFailed(path: path, reason: String(cString: strerror(EIO)))
+    let outcomes = Locked<[String]>([])
+    let group = DispatchGroup()
+    startThreads(1, group) { _ in
+      do {
+        try sink.append(counterRecord(1))
+        try sink.waitUntilDurable()
+        outcomes.withLock { $0.append("leader returned") }
+      } catch {
+        outcomes.withLock { $0.append("leader: \(error)") }
+      }
+    }
+    sync.entered.wait()
+    let written = DispatchSemaphore(value: 0)
+    startThreads(1, group) { _ in
+      do {
+        try sink.append(counterRecord(2))
+        written.signal()
+        try sink.waitUntilDurable()
+        outcomes.withLock { $0.append("follower returned") }
+      } catch {
+        outcomes.withLock { $0.append("follower: \(error)") }
+      }
+    }
+    written.wait()
+    sync.open()
+    group.wait()
+    #expect(outcomes.withLock { $0.sorted() } == ["follower: \(failed)", "leader: \(failed)"])
+    // After a failed fsync nothing written since can be trusted: the sink stops.
+    #expect(throws: failed) { try sink.write(counterRecord(3)) }
+    #expect(throws: failed) { try sink.waitUntilDurable() }
+    #expect(throws: failed) { try sink.flush() }
+    #expect(sync.count == 1)
+    #expect(try readLines(path).count == 2)
+  }
+}
