@@ -105,7 +105,7 @@ func ledgerWorkload(
 func durableWorkload(_ name: String, clients: Int, target: Target?) -> Workload {
   Workload(
     name, dispatches: 2_000, target: target,
-    concurrency: clients == 1 ? nil : "\(clients) threads",
+    concurrency: clients == 1 ? "1 thread" : "\(clients) threads",
     store: { count in
       let store = try ledgerStore(accounts: 1_000, durability: .everyEntry)
       return onThreads(clients) { client in

@@ -65,8 +65,9 @@ func throughputLine(_ measurement: Measurement, among all: [Measurement]) -> Str
 }
 
 /// Dispatches per second in millions: "38.2 M".
+/// A rate in millions, or in thousands below a million.
 func millions(_ perSecond: Double) -> String {
-  format(perSecond / 1e6) + " M"
+  perSecond >= 1e6 ? format(perSecond / 1e6) + " M" : format(perSecond / 1e3) + " K"
 }
 
 func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
