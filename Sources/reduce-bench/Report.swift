@@ -64,8 +64,7 @@ func throughputLine(_ measurement: Measurement, among all: [Measurement]) -> Str
   return line
 }
 
-/// Dispatches per second in millions: "38.2 M".
-/// A rate in millions, or in thousands below a million.
+/// Dispatches per second in millions ("38.2 M"), or in thousands below a million ("6.3 K").
 func millions(_ perSecond: Double) -> String {
   perSecond >= 1e6 ? format(perSecond / 1e6) + " M" : format(perSecond / 1e3) + " K"
 }
