@@ -21,6 +21,12 @@ extension AuditLog {
     public var duration: Duration?
     /// The changed paths, when recorded.
     public var changes: [LogEntry.Change]?
+    /// The keys of the mutators that made the change (an ``AuditTrail``'s entries).
+    public var mutators: [String]?
+    /// The state when the log was rotated, as JSON, for the first entry of a new file.
+    ///
+    /// Its `action` is then `snapshot`; nil for every other entry.
+    public var snapshot: String?
 
     /// Reads one line of a JSON-lines log.
     ///
@@ -41,12 +47,20 @@ extension AuditLog {
       guard let stamp = value["ts"]?.stringValue, let timestamp = Timestamp.parse(stamp) else {
         throw .malformedEntry(line: line, reason: "no ISO 8601 `ts`")
       }
-      guard let action = value["action"]?.stringValue else {
+      self.snapshot = value["snapshot"]?.serialized
+      guard let action = value["action"]?.stringValue ?? (snapshot == nil ? nil : "snapshot") else {
         throw .malformedEntry(line: line, reason: "no `action`")
       }
-      guard let outcome = value["outcome"]?.stringValue, outcome == "ok" || outcome == "failed"
+      guard
+        let outcome = value["outcome"]?.stringValue ?? (snapshot == nil ? nil : "ok"),
+        outcome == "ok" || outcome == "failed"
       else {
         throw .malformedEntry(line: line, reason: "no `outcome` of \"ok\" or \"failed\"")
+      }
+      if case .array(let keys)? = value["mutators"] {
+        self.mutators = keys.compactMap(\.stringValue)
+      } else {
+        self.mutators = nil
       }
       self.sequence = sequence
       self.previousHash = value["prev"]?.stringValue
@@ -69,10 +83,15 @@ extension AuditLog {
 
     /// The entry in the expanded text layout.
     public var description: String {
-      EntryFormatter.expanded(
+      if let snapshot {
+        return "#\(sequence) \(Timestamp.format(timestamp)) snapshot\n"
+          + "  the state when the log was rotated: \(snapshot.utf8.count) bytes of JSON"
+      }
+      return EntryFormatter.expanded(
         sequence: sequence, timestamp: Timestamp.format(timestamp), action: action,
         payload: payload, outcome: succeeded ? "ok" : "failed: " + (error ?? "unknown error"),
-        duration: duration.map(EntryFormatter.durationText), changes: changes)
+        duration: duration.map(EntryFormatter.durationText), changes: changes,
+        extra: mutators.map { ["mutators: " + $0.joined(separator: ", ")] } ?? [])
     }
   }
 
@@ -83,5 +102,13 @@ extension AuditLog {
   /// - Returns: The date, or nil when the text is not in one of those forms.
   public static func parseTime(_ text: String) -> Date? {
     Timestamp.parse(text)
+  }
+
+  /// Formats a time as the logs write it: ISO 8601, UTC, milliseconds.
+  ///
+  /// - Parameter date: The time.
+  /// - Returns: Its text (`2024-05-01T12:00:00.123Z`).
+  public static func formatTime(_ date: Date) -> String {
+    Timestamp.format(date)
   }
 }

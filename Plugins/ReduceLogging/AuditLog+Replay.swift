@@ -35,6 +35,9 @@ public enum AuditReplayError: Error, Sendable, CustomStringConvertible {
   case unknownAction(line: Int, action: String)
   /// An entry's payload does not decode as its action type.
   case undecodable(line: Int, action: String, reason: String)
+  /// The files start after the log's first entry (at `firstSequence`) and hold no snapshot:
+  /// pass the earlier files too, oldest first.
+  case startsMidLog(firstSequence: Int)
   /// An action the log records as applied failed when dispatched again: the store's reducers
   /// or middleware differ from the ones that wrote the log.
   case dispatchFailed(line: Int, error: DispatchError)
@@ -47,6 +50,8 @@ public enum AuditReplayError: Error, Sendable, CustomStringConvertible {
       "line \(line): \(action) is not a registered replayable action, or has no payload"
     case .undecodable(let line, let action, let reason):
       "line \(line): the payload does not decode as \(action): \(reason)"
+    case .startsMidLog(let sequence):
+      "the log starts at entry \(sequence) with no snapshot: replay its earlier files too"
     case .dispatchFailed(let line, let error):
       "line \(line): the action failed when replayed: \(error)"
     }
@@ -60,7 +65,8 @@ extension AuditLog {
   /// The log is verified first, and refused if it does not verify; a torn last line (a write
   /// cut short by a crash, whose dispatch never returned) is left out. Failed actions are
   /// skipped: they changed nothing. A `Batch` is dispatched as a batch, and a `ReplaceState`
-  /// as itself when `State` is `Decodable`.
+  /// as itself when `State` is `Decodable`. A log that starts with a snapshot (a file started by
+  /// ``RotateAuditLog``) is replayed from it: the snapshot is dispatched as a `ReplaceState`.
   ///
   /// Replay into a store with the same mutators as the one that wrote the log, and with no
   /// middleware that could change or drop the actions (an ``AuditTrail`` would record them a
@@ -79,32 +85,74 @@ extension AuditLog {
   ///   - store: The store to dispatch into, usually a new one at its initial state.
   ///   - actions: The action types the log holds.
   ///   - lastSequence: Stop after the entry with this `seq`; nil for the whole log.
-  /// - Returns: The number of actions dispatched.
+  /// - Returns: The number of actions dispatched, the snapshot counting as one.
   /// - Throws: An ``AuditReplayError``; the actions before the bad entry have been dispatched.
   @discardableResult
   public static func replay<State: Sendable>(
     contentsOf url: URL, into store: Store<State>, actions: ReplayableActions,
     through lastSequence: Int? = nil
   ) throws(AuditReplayError) -> Int {
-    let bytes: [UInt8]
+    try replay(contentsOf: [url], into: store, actions: actions, through: lastSequence)
+  }
+
+  /// Rebuilds a store's state from the files of a rotated log, oldest first: verifies them as
+  /// one log, then replays from the newest snapshot (at or before `lastSequence`), or from the
+  /// first entry when there is none.
+  ///
+  /// - Parameters:
+  ///   - urls: The log's files, oldest first (the archives, then the current file).
+  ///   - store: The store to dispatch into, usually a new one at its initial state.
+  ///   - actions: The action types the log holds.
+  ///   - lastSequence: Stop after the entry with this `seq`; nil for the whole log.
+  /// - Returns: The number of actions dispatched, the snapshot counting as one.
+  /// - Throws: An ``AuditReplayError``: ``AuditReplayError/startsMidLog(firstSequence:)`` when
+  ///   the files neither start at the log's first entry nor hold a snapshot to start from.
+  @discardableResult
+  public static func replay<State: Sendable>(
+    contentsOf urls: [URL], into store: Store<State>, actions: ReplayableActions,
+    through lastSequence: Int? = nil
+  ) throws(AuditReplayError) -> Int {
     do {
-      bytes = Array(try Data(contentsOf: url))
+      _ = try verify(contentsOf: urls)
+    } catch  where error.isTornLastLine {
+      // Left out below: only the last file may end in one.
     } catch {
-      throw .notVerified(.unreadable(path: url.path, reason: error.localizedDescription))
+      throw .notVerified(error)
     }
-    let lines = try verifiedLines(of: bytes)
+    var entries: [(number: Int, entry: JSONValue)] = []
+    for url in urls {
+      let bytes: [UInt8]
+      do {
+        bytes = Array(try Data(contentsOf: url))
+      } catch {
+        throw .notVerified(.unreadable(path: url.path, reason: error.localizedDescription))
+      }
+      let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        .dropLast()
+      for (index, line) in lines.enumerated() {
+        // Verified: every complete line is an object with an integer `seq`.
+        let entry = (try? JSONParser.parse(line)) ?? .null
+        let sequence = entry["seq"]?.intValue ?? 0
+        if let lastSequence, sequence > lastSequence { break }
+        entries.append((index + 1, entry))
+      }
+    }
+    let start = entries.lastIndex { $0.entry["snapshot"] != nil } ?? 0
+    if let first = entries.first, entries[start].entry["snapshot"] == nil,
+      let sequence = first.entry["seq"]?.intValue, sequence > 1
+    {
+      throw .startsMidLog(firstSequence: sequence)
+    }
     var replayed = 0
-    for (index, line) in lines.enumerated() {
-      let number = index + 1
-      // Verified: every line is an object with an integer `seq`.
-      let entry = (try? JSONParser.parse(line)) ?? .null
-      if let lastSequence, let sequence = entry["seq"]?.intValue, sequence > lastSequence {
-        break
+    for (number, entry) in entries[start...] {
+      let action: any Action
+      if let snapshot = entry["snapshot"] {
+        action = try decodeSnapshot(snapshot, line: number, State.self)
+      } else {
+        guard entry["outcome"]?.stringValue == "ok", let name = entry["action"]?.stringValue
+        else { continue }
+        action = try decode(name, entry["payload"], line: number, actions, State.self)
       }
-      guard entry["outcome"]?.stringValue == "ok", let name = entry["action"]?.stringValue else {
-        continue
-      }
-      let action = try decode(name, entry["payload"], line: number, actions, State.self)
       if case .failure(let error) = store.dispatch(action) {
         throw .dispatchFailed(line: number, error: error)
       }
@@ -113,21 +161,14 @@ extension AuditLog {
     return replayed
   }
 
-  /// The complete lines of a log that verifies but for, at most, a torn last line.
-  private static func verifiedLines(of bytes: [UInt8]) throws(AuditReplayError)
-    -> [ArraySlice<UInt8>]
-  {
-    var complete = bytes
-    do {
-      _ = try verify(bytes)
-    } catch  where error.isTornLastLine {
-      let end = (bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 }) ?? 0
-      complete = Array(bytes[..<end])
-    } catch {
-      throw .notVerified(error)
+  private static func decodeSnapshot<State: Sendable>(
+    _ snapshot: JSONValue, line: Int, _ state: State.Type
+  ) throws(AuditReplayError) -> any Action {
+    let name = "snapshot"
+    guard let decodable = State.self as? any Decodable.Type else {
+      throw .undecodable(line: line, action: name, reason: "\(State.self) is not Decodable")
     }
-    return complete.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-      .dropLast()
+    return try decodeState(decodable, from: snapshot, name: name, line: line, State.self)
   }
 
   private static func decode<State: Sendable>(

@@ -46,8 +46,8 @@ public struct AuditTrail<State: Sendable>: Middleware {
   /// Where the entries go.
   public let sink: any LogSink
   private let filter: (@Sendable (any Action) -> Bool)?
-  private let encoder: ActionEncoder
-  private let now: @Sendable () -> Date
+  let encoder: ActionEncoder
+  let now: @Sendable () -> Date
   private let waitsForDisk: Bool
   private let shared = SharedLoggerState()
 
@@ -131,6 +131,15 @@ public struct AuditTrail<State: Sendable>: Middleware {
       try next(action)
       return
     }
+    if let rotation = action as? RotateAuditLog {
+      do {
+        try rotate(rotation, state: context.state)
+      } catch {
+        throw DispatchError.middlewareFailed(name: name, action: action, underlying: error)
+      }
+      try next(action)
+      return
+    }
     let timestamp = now()
     let start = ContinuousClock.now
     do {
@@ -193,4 +202,78 @@ public struct AuditTrail<State: Sendable>: Middleware {
 func sinkMayHoldBack(_ sink: any LogSink) -> Bool {
   if let file = sink as? FileLogSink { return file.durability == .everyEntry }
   return !(sink is StreamLogSink)
+}
+
+/// Rotates the log of the store's ``AuditTrail``, with a snapshot of the state.
+///
+/// Dispatch it when the log has grown large enough: the trail flushes its file, moves it aside
+/// (to `archivePath`, or by default the log's path followed by the `seq` of its last entry in
+/// twelve digits: `audit.log.000000001824`), and starts a new file at the log's path whose
+/// first line is a snapshot of the state, continuing the chain (the next `seq`, the hash of the
+/// archive's last line in `prev`). The archive and the new file verify as one log
+/// (`reduce-audit verify audit.log.000000001824 audit.log`), and a replay of the new file
+/// starts from its snapshot (``AuditLog/replay(contentsOf:into:actions:through:)``).
+///
+/// The trail reads the state in the store's turn, so the snapshot is exactly the state after
+/// the archive's last entry. The state must be `Encodable` (and `Decodable`, to be replayed).
+/// If the rotation fails, the dispatch fails with
+/// ``DispatchError/middlewareFailed(name:action:underlying:)`` (an ``AuditTrailError`` or a
+/// ``LogSinkError``) and the log goes on in its file. The action then goes on down the chain;
+/// no mutator should handle it.
+public struct RotateAuditLog: Action {
+  /// Where the current file is moved; nil for the default name.
+  public var archivePath: String?
+
+  /// Creates the action.
+  ///
+  /// - Parameter archivePath: Where the current file is moved; nil for the default name. It
+  ///   must not exist.
+  public init(archivingTo archivePath: String? = nil) {
+    self.archivePath = archivePath
+  }
+}
+
+/// Why an ``AuditTrail`` could not rotate its log.
+public enum AuditTrailError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// The trail's sink is not a chained ``FileLogSink``: there is no file to rotate.
+  case notAChainedFile
+  /// The state is not `Encodable`, so no snapshot of it can be written.
+  case stateNotEncodable(type: String)
+  /// Encoding the state failed.
+  case snapshotFailed(reason: String)
+
+  /// What went wrong.
+  public var description: String {
+    switch self {
+    case .notAChainedFile: "Only an audit trail that writes a chained log file can rotate it."
+    case .stateNotEncodable(let type):
+      "The state \(type) is not Encodable: no snapshot of it can start the rotated log."
+    case .snapshotFailed(let reason): "The state could not be encoded for a snapshot: \(reason)."
+    }
+  }
+}
+
+extension AuditTrail {
+  /// Rotates the trail's file with a snapshot of `state`.
+  func rotate(_ rotation: RotateAuditLog, state: State) throws {
+    guard let file = sink as? FileLogSink, file.chained else {
+      throw AuditTrailError.notAChainedFile
+    }
+    guard let encodable = state as? any Encodable else {
+      throw AuditTrailError.stateNotEncodable(type: String(describing: State.self))
+    }
+    let snapshot: JSONValue
+    do {
+      snapshot = try encoder.snapshot(of: encodable)
+    } catch {
+      throw AuditTrailError.snapshotFailed(reason: "\(error)")
+    }
+    let timestamp = Timestamp.format(now())
+    try file.rotate(archivingTo: rotation.archivePath) { sequence, previous in
+      JSONValue.object([
+        ("seq", .number(String(sequence))), ("prev", .string(previous)),
+        ("ts", .string(timestamp)), ("snapshot", snapshot),
+      ]).serialized
+    }
+  }
 }

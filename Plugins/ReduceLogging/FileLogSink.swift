@@ -123,6 +123,14 @@ public struct FileLogSink: LogSink {
     try handle.open().waitUntilDurable()
   }
 
+  /// Rotates a chained file (see `FileWriter.rotate(archivingTo:firstLine:)`) and opens its
+  /// new file; returns the archive's path.
+  func rotate(archivingTo archive: String?, firstLine: (Int, String) -> String)
+    throws(LogSinkError)
+  {
+    try handle.rotate(archivingTo: archive, firstLine: firstLine)
+  }
+
   /// Opens the file now, checking a chained file's last entry.
   func open() throws(LogSinkError) {
     _ = try handle.open()
@@ -177,6 +185,35 @@ final class FileHandleBox: Sendable {
   }
 
   var openedWriter: FileWriter? { writer.withLock { $0 } }
+
+  /// Rotates the file of this sink and its copies, and opens the new one.
+  ///
+  /// Refused while another sink value shares the writer (another store writes the file).
+  func rotate(archivingTo archive: String?, firstLine: (Int, String) -> String)
+    throws(LogSinkError)
+  {
+    try writer.withLock { slot throws(LogSinkError) in
+      let current: FileWriter
+      if let writer = slot {
+        current = writer
+      } else {
+        current = try FileWriter.acquire(path: path, chained: chained, synchronize: synchronize)
+      }
+      guard FileWriter.isOnlyUser(of: current) else {
+        if slot == nil { FileWriter.release(current) }
+        throw .rotationFailed(path: path, reason: "another sink writes it too")
+      }
+      slot = nil
+      do throws(LogSinkError) {
+        try current.rotate(archivingTo: archive, firstLine: firstLine)
+      } catch {
+        FileWriter.release(current)
+        throw error
+      }
+      FileWriter.release(current)
+      slot = try FileWriter.acquire(path: path, chained: chained, synchronize: synchronize)
+    }
+  }
 
   func open() throws(LogSinkError) -> FileWriter {
     try writer.withLock { slot throws(LogSinkError) in

@@ -35,6 +35,9 @@ public enum LogSinkError: Error, Sendable, Equatable, CustomStringConvertible {
   /// not go on after bytes the sink did not write. A file cut to nothing (a copy-and-truncate
   /// rotation) is not this error: the sink goes on writing at its start.
   case fileChanged(path: String, expectedSize: Int64, foundSize: Int64)
+  /// A chained log could not be rotated (``AuditTrail``'s ``RotateAuditLog``); after a
+  /// successful rotation, also what a sink still holding the old file throws.
+  case rotationFailed(path: String, reason: String)
   /// A stream (standard output, a pipe) did not accept the entry in time; the rest of it was
   /// dropped.
   case writeTimedOut(fileDescriptor: Int32)
@@ -66,6 +69,8 @@ public enum LogSinkError: Error, Sendable, Equatable, CustomStringConvertible {
       "The log file \(path) was replaced by another file while it was open; no more entries are written. Restart the logger to write the new file."
     case .fileChanged(let path, let expected, let found):
       "The chained log file \(path) was changed by someone else: it holds \(found) bytes where \(expected) were written; no more entries are written to it. Run `reduce-audit verify \(path)`."
+    case .rotationFailed(let path, let reason):
+      "Cannot rotate the log file \(path): \(reason)."
     case .writeTimedOut(let descriptor):
       "File descriptor \(descriptor) did not accept a log entry in time; the entry was dropped."
     case .streamWriteFailed(let descriptor, let reason):

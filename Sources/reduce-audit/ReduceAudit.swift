@@ -5,8 +5,12 @@ import ReduceLogging
 ///
 /// ```
 /// reduce-audit verify FILE...
-/// reduce-audit show FILE [--action NAME] [--since TIME]
+/// reduce-audit show FILE [--action NAME] [--since TIME] [--from SEQ] [--to SEQ]
+/// reduce-audit snapshots FILE...
 /// ```
+///
+/// `show --from N --to M` prints the entries whose `seq` is between N and M; `snapshots` lists
+/// where each snapshot is (the first entry of a file started by a rotation).
 ///
 /// `verify` with several files checks them in order as one log (the pieces of a log rotated by
 /// copy-and-truncate, oldest first).
@@ -18,7 +22,8 @@ import ReduceLogging
 enum ReduceAudit {
   static let usage = """
     usage: reduce-audit verify FILE...
-           reduce-audit show FILE [--action NAME] [--since TIME]
+           reduce-audit show FILE [--action NAME] [--since TIME] [--from SEQ] [--to SEQ]
+           reduce-audit snapshots FILE...
     exit status: 0 intact, 1 tampered, 2 torn last line, 64 usage error, 66 unreadable file
     """
 
@@ -41,6 +46,11 @@ enum ReduceAudit {
       return verify(rest)
     case "show":
       return show(rest)
+    case "snapshots":
+      guard !rest.isEmpty, !rest.contains(where: { $0.hasPrefix("-") }) else {
+        return usageError("snapshots takes one FILE or more")
+      }
+      return snapshots(rest)
     case "-h", "--help", "help":
       print(usage)
       return 0
@@ -85,10 +95,23 @@ enum ReduceAudit {
     var file: String?
     var action: String?
     var since: Date?
+    var range = Int.min...Int.max
     var index = 0
     while index < arguments.count {
       let argument = arguments[index]
       switch argument {
+      case "--from", "--to":
+        guard index + 1 < arguments.count, let sequence = Int(arguments[index + 1]) else {
+          return usageError("\(argument) needs an entry number")
+        }
+        if argument == "--from" {
+          guard sequence <= range.upperBound else { return usageError("--from is after --to") }
+          range = sequence...range.upperBound
+        } else {
+          guard sequence >= range.lowerBound else { return usageError("--to is before --from") }
+          range = range.lowerBound...sequence
+        }
+        index += 2
       case "--action", "--since":
         guard index + 1 < arguments.count else { return usageError("\(argument) needs a value") }
         let value = arguments[index + 1]
@@ -130,6 +153,7 @@ enum ReduceAudit {
         let entry = try AuditLog.Entry(
           parsing: String(decoding: bytes, as: UTF8.self), line: number)
         if let action, entry.action != action { continue }
+        if !range.contains(entry.sequence) { continue }
         if let since, entry.timestamp < since { continue }
         if printed > 0 { print("") }
         print(entry.description)
@@ -152,6 +176,35 @@ enum ReduceAudit {
       }
     }
     return tampered ? 1 : tornEnd ? 2 : 0
+  }
+
+  /// Lists the snapshots of log files: where each is, by entry and line, and when it was made.
+  static func snapshots(_ files: [String]) -> Int32 {
+    var found = 0
+    for file in files {
+      if let reason = unreadableReason(file) {
+        printError("\(file): cannot read it: \(reason)")
+        return unreadableStatus
+      }
+      guard let data = FileManager.default.contents(atPath: file) else {
+        printError("\(file): cannot read it: reading failed")
+        return unreadableStatus
+      }
+      let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+      for (offset, bytes) in lines.enumerated() where !bytes.isEmpty {
+        guard
+          let entry = try? AuditLog.Entry(
+            parsing: String(decoding: bytes, as: UTF8.self), line: offset + 1),
+          let snapshot = entry.snapshot
+        else { continue }
+        print(
+          "\(file): entry \(entry.sequence), line \(offset + 1), "
+            + "\(AuditLog.formatTime(entry.timestamp)): \(snapshot.utf8.count) bytes")
+        found += 1
+      }
+    }
+    if found == 0 { print("no snapshot in \(files.joined(separator: ", "))") }
+    return 0
   }
 
   /// For a chained log, why its chain does not verify (nil when it does); nil for a plain log.

@@ -42,6 +42,11 @@ struct ActionEncoder: Sendable {
     }
   }
 
+  /// The redacted JSON of a state, for a snapshot; throws when it cannot be encoded.
+  func snapshot(of state: any Encodable) throws -> JSONValue {
+    redact(try JSONValueEncoder.encode(state))
+  }
+
   /// A batch's actions as an array of objects: each with its type's name, and its payload, or
   /// for an action that is not `Encodable`, its description when `describe` is given.
   func json(of batch: Batch, describingOthers describe: ((any Action) -> String)?) -> JSONValue {

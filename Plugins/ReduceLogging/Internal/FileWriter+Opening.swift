@@ -28,6 +28,7 @@ extension FileWriter {
   static func acquire(
     path: String, chained: Bool, synchronize: @escaping @Sendable (Int32) -> Int32
   ) throws(LogSinkError) -> FileWriter {
+    if chained { finishInterruptedRotation(of: path) }
     let descriptor = POSIX.openForAppending(path)
     guard descriptor >= 0 else { throw .openFailed(path: path, reason: POSIX.errorText) }
     var info = stat()
@@ -57,6 +58,11 @@ extension FileWriter {
         throw error
       }
     }
+  }
+
+  /// Whether one sink value alone uses the writer.
+  static func isOnlyUser(of writer: FileWriter) -> Bool {
+    registry.withLock { $0[writer.identity]?.users == 1 }
   }
 
   /// Gives up one sink's use of a writer; the last one closes the file.
