@@ -209,12 +209,26 @@ func writeChainedLog(
     }
   }
 
-  @Test("a chained log whose last line is torn is refused when reopened, and left as it was")
+  @Test("a torn last line is cut off and kept aside when the log is reopened; the chain goes on")
   func reopenTorn() throws {
+    let path = try writeChainedLog(count: 2)
+    defer { [path, path + ".torn"].forEach(removeLog) }
+    let lines = try readLines(path)
+    let torn = String(lines[1].prefix(30))
+    try writeLines([lines[0], torn], to: path, finalNewline: false)
+    let store = try makeCounterStore(
+      LoggingMiddleware(format: .jsonLines, sink: .file(path: path, chained: true)))
+    store.dispatch(CounterAction.incremented(by: 1))
+    #expect(try AuditLog.verify(contentsOf: URL(fileURLWithPath: path)) == 2)
+    #expect(try String(contentsOfFile: path + ".torn", encoding: .utf8) == torn)
+  }
+
+  @Test("an unfinished last line that no crash could leave is refused, and the file left as it was")
+  func reopenTampered() throws {
     let path = try writeChainedLog(count: 2)
     defer { removeLog(path) }
     let lines = try readLines(path)
-    try writeLines([lines[0], String(lines[1].prefix(30))], to: path, finalNewline: false)
+    try writeLines([lines[0], #"{"seq":7,"prev":"#], to: path, finalNewline: false)
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
     let error = try #require(throws: RegistrationError.self) {
       try makeCounterStore(
@@ -225,6 +239,7 @@ func writeChainedLog(
       return
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    #expect(!FileManager.default.fileExists(atPath: path + ".torn"))
   }
 
   @Test("a chained file with a text format is refused")

@@ -1,3 +1,4 @@
+import Foundation
 import Reduce
 
 #if canImport(Glibc)
@@ -93,6 +94,7 @@ extension FileWriter {
         if errno == EWOULDBLOCK { throw .lockedByAnotherProcess(path: path) }
         throw .openFailed(path: path, reason: POSIX.errorText)
       }
+      let size = try cutTornTail(of: descriptor, size: size, path: path)
       if size > 0 {
         let line = try lastLine(of: descriptor, size: size, path: path)
         let entry: JSONValue
@@ -112,9 +114,86 @@ extension FileWriter {
         lastHash = SHA256.hex(of: line)
       }
     }
+    let size = Int64(lseek(descriptor, 0, SEEK_END))
     return FileWriter(
       path: path, chained: chained, identity: identity, descriptor: descriptor, size: size,
       lastSequence: lastSequence, lastHash: lastHash, synchronize: synchronize)
+  }
+
+  /// Cuts off a torn last line, the mark of a crash during a write, and keeps its bytes aside
+  /// in `PATH.torn` (or `PATH.torn-2`, and so on), so that the chain continues after the last
+  /// complete entry; returns the file's size after.
+  ///
+  /// Only a torn line is cut: an unterminated last line that is not the beginning of the entry
+  /// that was due (``AuditLog/verify(contentsOf:)-(URL)`` tells them apart) was not left by a
+  /// crash, and the file is refused. The whole file is verified then, which takes as long as
+  /// the file is big: it happens only after a crash. The torn entry was never acknowledged:
+  /// with a durable log, its dispatch had not returned.
+  private static func cutTornTail(of descriptor: Int32, size: Int64, path: String)
+    throws(LogSinkError) -> Int64
+  {
+    guard size > 0 else { return size }
+    var last: UInt8 = 0
+    guard pread(descriptor, &last, 1, off_t(size - 1)) == 1 else {
+      throw .openFailed(path: path, reason: POSIX.errorText)
+    }
+    guard last != UInt8(ascii: "\n") else { return size }
+    do throws(AuditLogError) {
+      _ = try AuditLog.verify(contentsOf: URL(fileURLWithPath: path))
+    } catch  where error.isTornLastLine {
+      // Below.
+    } catch {
+      throw .cannotContinueChain(
+        path: path, reason: "it does not verify (\(error)); run `reduce-audit verify \(path)`")
+    }
+    var tail: [UInt8] = []
+    var start = size
+    while start > 0 {
+      let length = min(65536, start)
+      start -= length
+      var buffer = [UInt8](repeating: 0, count: Int(length))
+      guard
+        buffer.withUnsafeMutableBytes({
+          pread(descriptor, $0.baseAddress, Int(length), off_t(start))
+        })
+          == Int(length)
+      else { throw .openFailed(path: path, reason: POSIX.errorText) }
+      tail = buffer + tail
+      if let newline = tail.lastIndex(of: UInt8(ascii: "\n")) {
+        start += Int64(newline + 1)
+        tail = Array(tail[(newline + 1)...])
+        break
+      }
+    }
+    try keepTornBytes(tail, of: path)
+    guard ftruncate(descriptor, off_t(start)) == 0, fsync(descriptor) == 0 else {
+      throw .openFailed(path: path, reason: "cannot cut its torn last line: \(POSIX.errorText)")
+    }
+    return start
+  }
+
+  /// Writes the bytes of a torn line to the first free name of `PATH.torn`, `PATH.torn-2`, ….
+  private static func keepTornBytes(_ bytes: [UInt8], of path: String) throws(LogSinkError) {
+    var number = 1
+    while true {
+      let name = number == 1 ? path + ".torn" : path + ".torn-\(number)"
+      let descriptor = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+      if descriptor < 0, errno == EEXIST, number < 1000 {
+        number += 1
+        continue
+      }
+      guard descriptor >= 0 else {
+        throw .openFailed(path: path, reason: "cannot keep its torn last line: \(POSIX.errorText)")
+      }
+      defer { POSIX.closeDescriptor(descriptor) }
+      if let failure = POSIX.writeAll(descriptor, bytes) {
+        throw .openFailed(path: path, reason: "cannot keep its torn last line: \(failure)")
+      }
+      guard fsync(descriptor) == 0 else {
+        throw .openFailed(path: path, reason: "cannot keep its torn last line: \(POSIX.errorText)")
+      }
+      return
+    }
   }
 
   /// For a sink that opens a file this process already writes: throws the writer's failure,
