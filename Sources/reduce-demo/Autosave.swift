@@ -8,8 +8,10 @@ import Reduce
 /// - after an action that changed the list, it dispatches `AutosaveAction.requested` from the top
 ///   of the chain, where the throttle's debounce rule holds it back: a burst of edits leaves one
 ///   request, delivered after a quiet time;
-/// - when a request comes back through the throttle, it writes the list as it is now and passes
-///   on `.saved(items:)` or `.failed(reason:)` instead, so the log records each write.
+/// - when a request comes back through the throttle, or a stop signal's
+///   `AutosaveAction.stopSignalReceived` arrives (which the throttle lets through at once), it
+///   writes the list as it is now and passes on `.saved(items:)` or `.failed(reason:)` instead,
+///   so the log records each write.
 struct AutosaveMiddleware: Middleware {
   typealias State = AppState
 
