@@ -19,8 +19,6 @@ final class DemoApp {
   let stateFile: StateFile
   /// The audit log, or nil when the demo keeps none.
   let logPath: String?
-  /// The list as the session started with it, to tell whether there is anything to save.
-  let startingList: TodoList
   private var subscriptions: Set<Subscription> = []
 
   /// Builds the store: `[thunk, throttle, autosave, logging, undo]`, without the logging when
@@ -66,12 +64,11 @@ final class DemoApp {
       middleware: [
         ThunkMiddleware(dependencies: DemoDependencies(loadDelay: settings.loadDelay)),
         throttle,
-        AutosaveMiddleware(file: stateFile),
+        AutosaveMiddleware(file: stateFile, startingList: list),
       ] + (audit.map { [$0] } ?? []) + [undo])
     self.undo = undo
     self.stateFile = stateFile
     self.logPath = logPath
-    self.startingList = list
     store.subscribe(to: \.ui.loading) { phase in
       guard case .loading(let source, let step, let steps) = phase else { return }
       print(step == 0 ? "Loading \(source.escapingControlCharacters())..." : "  \(step)/\(steps)")
@@ -136,20 +133,16 @@ final class DemoApp {
   /// - Parameter signal: The signal that asks the demo to stop.
   /// - Returns: Whether the list on disk is the list in memory.
   nonisolated func saveBeforeStopping(for signal: StopSignal) -> Bool {
-    let state = store.state
-    guard state.todos != startingList || state.ui.autosave != .none else {
-      writeLine("Stopped by \(signal.name): nothing changed; \(stateFile.path) was not written.")
-      return true
-    }
     let outcome = store.dispatch(AutosaveAction.stopSignalReceived(signal.name))
     switch outcome.map(\.ui.autosave) {
     case .success(.saved(let items)):
       writeLine("Stopped by \(signal.name): saved \(count(items, "item")) to \(stateFile.path).")
       return true
+    case .success(.none):
+      writeLine("Stopped by \(signal.name): nothing changed; \(stateFile.path) was not written.")
+      return true
     case .success(.failed(let reason)):
       printError("error: stopped by \(signal.name); the list was not saved: \(reason)")
-    case .success(.none):
-      printError("error: stopped by \(signal.name); the list was not saved")
     case .failure(let error):
       printError("error: stopped by \(signal.name); the list was not saved: \(error)")
     }
