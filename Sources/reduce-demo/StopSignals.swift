@@ -42,6 +42,7 @@ final class StopSignalHandler {
   ///   private queue, once, for the first stop signal; the process ends after it returns.
   init(save: @escaping @Sendable (StopSignal) -> Bool) {
     let queue = DispatchQueue(label: "reduce-demo.stop-signals")
+    let registered = DispatchGroup()
     sources = StopSignal.all.map { stop in
       // Ignored first: on Darwin a signal source sees a signal only when its default action
       // does not end the process before.
@@ -51,9 +52,14 @@ final class StopSignalHandler {
         let saved = save(stop)
         Self.end(by: stop, saved: saved)
       }
+      registered.enter()
+      source.setRegistrationHandler { registered.leave() }
       source.resume()
       return source
     }
+    // Until a source is registered with the system, its signal is ignored and lost: wait, so
+    // that every signal that arrives once the demo has started is handled.
+    _ = registered.wait(timeout: .now() + .seconds(5))
   }
 
   /// Ends the process by a signal, or with status 1 when the list was not saved.
