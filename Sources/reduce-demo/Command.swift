@@ -37,6 +37,7 @@ enum Command: Equatable {
       log [N]            the last N entries of the audit log (5 by default)
       help               this text
       quit               save and leave (end of input does the same)
+    Control characters in titles and file names are shown escaped: ESC as \\u{1B}.
     """
 
   /// Parses a line; nil for a blank line or a `#` comment.

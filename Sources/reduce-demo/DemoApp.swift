@@ -17,22 +17,26 @@ final class DemoApp {
   let store: Store<AppState>
   let undo: UndoMiddleware<AppState>
   let stateFile: StateFile
-  let logPath: String
+  /// The audit log, or nil when the demo keeps none.
+  let logPath: String?
   private var subscriptions: Set<Subscription> = []
 
-  /// Builds the store: `[thunk, throttle, autosave, logging, undo]`.
+  /// Builds the store: `[thunk, throttle, autosave, logging, undo]`, without the logging when
+  /// there is no log.
   ///
   /// - Throws: When a plugin refuses its options or the store refuses a plugin (for example an
   ///   audit log that cannot be opened).
-  init(list: TodoList, stateFile: StateFile, logPath: String, settings: Settings) throws {
+  init(list: TodoList, stateFile: StateFile, logPath: String?, settings: Settings) throws {
     let throttle = try ThrottleMiddleware<AppState>(rules: [
       // A burst of edits leaves one save request, delivered once edits pause.
       .debounce(AutosaveAction.self, for: settings.autosaveDelay) { action in
         action == .requested ? "autosave" : nil
       }
     ])
-    let audit = LoggingMiddleware<AppState>(
-      name: "audit", format: .jsonLines, sink: .file(path: logPath, chained: true))
+    let audit = logPath.map { path in
+      LoggingMiddleware<AppState>(
+        name: "audit", format: .jsonLines, sink: .file(path: path, chained: true))
+    }
     let undo = try UndoMiddleware<AppState>(
       scope: \.todos,
       groupBy: { action in
@@ -60,16 +64,14 @@ final class DemoApp {
       middleware: [
         ThunkMiddleware(dependencies: DemoDependencies(loadDelay: settings.loadDelay)),
         throttle,
-        AutosaveMiddleware(file: stateFile),
-        audit,
-        undo,
-      ])
+        AutosaveMiddleware(file: stateFile, startingList: list),
+      ] + (audit.map { [$0] } ?? []) + [undo])
     self.undo = undo
     self.stateFile = stateFile
     self.logPath = logPath
     store.subscribe(to: \.ui.loading) { phase in
       guard case .loading(let source, let step, let steps) = phase else { return }
-      print(step == 0 ? "Loading \(source)..." : "  \(step)/\(steps)")
+      print(step == 0 ? "Loading \(source.escapingControlCharacters())..." : "  \(step)/\(steps)")
     }
     .store(in: &subscriptions)
   }
@@ -101,7 +103,8 @@ final class DemoApp {
 
   /// Shows a command read from a script or a pipe, so that the output reads like a session.
   private func echo(_ line: String, _ input: Input) {
-    if !input.isInteractive { print("> \(line.trimmingCharacters(in: .whitespacesAndNewlines))") }
+    guard !input.isInteractive else { return }
+    print("> " + line.trimmingCharacters(in: .whitespacesAndNewlines).escapingControlCharacters())
   }
 
   /// Saves what the throttle still holds, closes the log, and says where everything is.
@@ -117,8 +120,33 @@ final class DemoApp {
     case .none:
       print("Nothing changed; \(stateFile.path) was not written.")
     }
-    print("Audit log: \(logPath) (check it: reduce-audit verify \(logPath))")
+    if let logPath { print("Audit log: \(logPath) (check it: reduce-audit verify \(logPath))") }
     return 0
+  }
+
+  /// Saves the list for a stop signal, from the queue that handles it, and says so.
+  ///
+  /// The main actor may be blocked reading a line, so this touches only the store, which
+  /// serializes the save with whatever command is running, and the state file. The save
+  /// writes the list at once, not after the autosave's quiet time.
+  ///
+  /// - Parameter signal: The signal that asks the demo to stop.
+  /// - Returns: Whether the list on disk is the list in memory.
+  nonisolated func saveBeforeStopping(for signal: StopSignal) -> Bool {
+    let outcome = store.dispatch(AutosaveAction.stopSignalReceived(signal.name))
+    switch outcome.map(\.ui.autosave) {
+    case .success(.saved(let items)):
+      writeLine("Stopped by \(signal.name): saved \(count(items, "item")) to \(stateFile.path).")
+      return true
+    case .success(.none):
+      writeLine("Stopped by \(signal.name): nothing changed; \(stateFile.path) was not written.")
+      return true
+    case .success(.failed(let reason)):
+      printError("error: stopped by \(signal.name); the list was not saved: \(reason)")
+    case .failure(let error):
+      printError("error: stopped by \(signal.name); the list was not saved: \(error)")
+    }
+    return false
   }
 
   // MARK: Commands
@@ -126,6 +154,10 @@ final class DemoApp {
   private func execute(_ command: Command) async {
     switch command {
     case .add(let title):
+      guard store.state.todos.room > 0 else {
+        print("error: the list has used up its item ids; keep a new list with --state FILE")
+        return
+      }
       store.dispatch(TodoAction.added(title: title))
     case .done(let number):
       guard let item = item(number) else { return }
@@ -214,7 +246,8 @@ final class DemoApp {
       let number = String(offset + 1)
       let padding = String(repeating: " ", count: width - number.count)
       let marker = todo.id == state.ui.selection ? "*" : " "
-      print("\(marker) \(padding)\(number). [\(todo.isDone ? "x" : " ")] \(todo.title)")
+      let title = todo.title.escapingControlCharacters()
+      print("\(marker) \(padding)\(number). [\(todo.isDone ? "x" : " ")] \(title)")
     }
     print(statusLine(state))
   }
@@ -247,6 +280,10 @@ final class DemoApp {
   }
 
   private func printLog(last wanted: Int) {
+    guard let logPath else {
+      print("There is no audit log: start the demo with --log FILE to keep one.")
+      return
+    }
     guard let data = FileManager.default.contents(atPath: logPath) else {
       print("The log is empty.")
       return
@@ -256,9 +293,9 @@ final class DemoApp {
     for (offset, line) in lines.enumerated().suffix(wanted) {
       do throws(AuditLogError) {
         let entry = try AuditLog.Entry(parsing: String(line), line: offset + 1)
-        print("  " + LogLine.summary(of: entry))
+        print("  " + LogLine.summary(of: entry).escapingControlCharacters())
       } catch {
-        print("  line \(offset + 1): \(error)")
+        print("  line \(offset + 1): \(String(describing: error).escapingControlCharacters())")
       }
     }
   }
@@ -279,4 +316,10 @@ enum LogLine {
 /// Prints a line on standard error.
 func printError(_ text: String) {
   FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Writes a line on standard output at once, past the buffer `print` fills: for a thread that
+/// is about to end the process.
+func writeLine(_ text: String) {
+  try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
 }

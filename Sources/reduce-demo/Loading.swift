@@ -42,6 +42,10 @@ func loadThunk(file: String?) -> Thunk<AppState, Int> {
     let titles: [String]
     do throws(LoadFailure) {
       titles = try file.map(readTitles) ?? starterList
+      let room = context.state.todos.room
+      guard titles.count <= room else {
+        throw LoadFailure(description: "the list has item ids left for \(count(room, "item")) only")
+      }
     } catch {
       context.dispatch(LoadAction.failed(source: source, reason: error.description))
       throw error

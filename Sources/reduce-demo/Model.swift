@@ -23,11 +23,21 @@ struct TodoList: Codable, Equatable, Sendable {
   /// The id the next added item gets.
   var nextID = 1
 
+  /// One more than the largest id an item can have, and the largest `nextID`.
+  ///
+  /// Far beyond any list a person keeps, and far below `Int.max`, so that no arithmetic on ids
+  /// can overflow; a state file outside the bound is refused when it is loaded.
+  static let idLimit = 1_000_000_000
+
+  /// How many more items the list can take before its ids run out.
+  var room: Int { Self.idLimit - nextID }
+
   /// The item with an id, if the list has it.
   func item(_ id: Int) -> Todo? { items.first { $0.id == id } }
 
-  /// Appends an item with a fresh id.
+  /// Appends an item with a fresh id, unless the ids ran out (see ``room``).
   mutating func append(_ title: String) {
+    guard room > 0 else { return }
     items.append(Todo(id: nextID, title: title))
     nextID += 1
   }
@@ -105,9 +115,12 @@ enum LoadAction: Action, Equatable, Encodable {
   case failed(source: String, reason: String)
 }
 
-/// Saving the list: requested after every change (and debounced), then what the write did.
+/// Saving the list: requested after every change (and debounced), or at once when a signal asks
+/// the demo to stop; then what the write did.
 enum AutosaveAction: Action, Equatable, Encodable {
   case requested
+  /// A stop signal arrived (its name, `SIGTERM`): the list is written at once.
+  case stopSignalReceived(String)
   case saved(items: Int)
   case failed(reason: String)
 }

@@ -75,23 +75,24 @@ enum Mutators {
       }
     case .succeeded(let source, let titles):
       ui.loading = .idle
-      ui.status = "Loaded \(count(titles.count, "item")) from \(source)."
+      ui.status =
+        "Loaded \(count(titles.count, "item")) from \(source.escapingControlCharacters())."
     case .failed(let source, let reason):
       ui.loading = .idle
-      ui.status = "Could not load \(source): \(reason)."
+      ui.status = "Could not load \(source.escapingControlCharacters()): \(reason)."
     }
   }
   .on(AutosaveAction.self) { (ui: inout UIState, action) in
     switch action {
-    case .requested: break
+    case .requested, .stopSignalReceived: break
     case .saved(let items): ui.autosave = .saved(items: items)
     case .failed(let reason): ui.autosave = .failed(reason: reason)
     }
   }
 }
 
-/// A title in quotation marks.
-func quoted(_ title: String) -> String { "\"\(title)\"" }
+/// A title (or any text the user typed) in quotation marks, its control characters escaped.
+func quoted(_ title: String) -> String { "\"\(title.escapingControlCharacters())\"" }
 
 /// A count with its noun: `1 item`, `3 items`, `2 entries`.
 func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {

@@ -8,13 +8,17 @@ import Foundation
 ///
 /// Commands come from standard input, one per line (with a prompt when it is a terminal), or
 /// from `--script FILE`. `--state FILE` is where the list is autosaved and reloaded from
-/// (default: `reduce-demo-todos.json` in the temporary directory); `--log FILE` is the audit
-/// log (default: a new file in the temporary directory). Both are printed at start.
+/// (default: `todos.json` in a per-user directory, see ``DefaultList``); `--log FILE` keeps a
+/// hash-chained audit log (default: none). Both are printed at start.
 ///
-/// Two environment variables exist for tests: `REDUCE_DEMO_LOAD_DELAY_MS` (how long `load`
-/// pretends to take; 900 by default) and `REDUCE_DEMO_AUTOSAVE_MS` (the autosave debounce; 500).
+/// SIGINT, SIGTERM and SIGHUP save the list before the demo stops (see ``StopSignalHandler``).
 ///
-/// Exit status: 0 success; 1 the list could not be read, saved or logged; 64 a usage error.
+/// Three environment variables exist for tests: `REDUCE_DEMO_LOAD_DELAY_MS` (how long `load`
+/// pretends to take; 900 by default), `REDUCE_DEMO_AUTOSAVE_MS` (the autosave debounce; 500) and
+/// `REDUCE_DEMO_DATA_DIR` (the directory of the default list).
+///
+/// Exit status: 0 success; 1 the list could not be read, saved or logged; 64 a usage error; a
+/// stop signal, after the list was saved, ends the demo by that signal (128 + its number).
 @main
 enum ReduceDemo {
   static let usage = "usage: reduce-demo [--script FILE] [--state FILE] [--log FILE]"
@@ -23,10 +27,15 @@ enum ReduceDemo {
 
     A terminal to-do editor on a Reduce store: commands from standard input, one per line.
       --script FILE  run the commands in FILE, without prompts
-      --state FILE   where the list is autosaved and reloaded from
-                     (default: reduce-demo-todos.json in the temporary directory)
-      --log FILE     the audit log, a hash-chained JSON-lines file that
-                     reduce-audit verify checks (default: a new file in the temporary directory)
+      --state FILE   where the list is autosaved and reloaded from (default: todos.json in
+                     $XDG_DATA_HOME/reduce-demo or ~/.local/share/reduce-demo, on macOS
+                     ~/Library/Application Support/reduce-demo; $REDUCE_DEMO_DATA_DIR
+                     replaces the directory, which is created for you alone, mode 0700)
+      --log FILE     keep an audit log, a hash-chained JSON-lines file that
+                     reduce-audit verify checks, appended to (default: no log)
+    A file that is not a whole saved list is refused and left as it is.
+    Ctrl-C, SIGTERM and SIGHUP save the list before the demo stops.
+    Control characters in titles and file names are shown escaped: ESC as \\u{1B}.
     Type help at the prompt for the commands.
     """
 
@@ -62,9 +71,15 @@ enum ReduceDemo {
       input = Input.standardInput()
     }
 
-    let stateFile = StateFile(path: options.statePath)
+    let environment = ProcessInfo.processInfo.environment
+    let stateFile: StateFile
     let list: TodoList?
     do throws(StateFile.Failure) {
+      if let path = options.statePath {
+        stateFile = StateFile(path: path)
+      } else {
+        stateFile = StateFile(path: try DefaultList.prepare(environment: environment))
+      }
       list = try stateFile.load()
       try stateFile.checkWritable()
     } catch {
@@ -75,111 +90,18 @@ enum ReduceDemo {
     do {
       app = try DemoApp(
         list: list ?? TodoList(), stateFile: stateFile, logPath: options.logPath,
-        settings: Settings(environment: ProcessInfo.processInfo.environment))
+        settings: Settings(environment: environment))
     } catch {
       printError("reduce-demo: cannot start: \(error)")
       return 1
     }
+    let signals = StopSignalHandler { signal in app.saveBeforeStopping(for: signal) }
     print("reduce-demo: a to-do list on a Reduce store. Type help for the commands.")
     let reloaded = list.map { "reloaded \(count($0.items.count, "item"))" } ?? "new"
     print("List: \(stateFile.path) (\(reloaded))")
-    print("Log:  \(options.logPath)")
-    return await app.run(&input)
-  }
-}
-
-/// The command line, parsed.
-struct Options {
-  /// A bad command line: printed with the usage, exit status 64.
-  struct UsageError: Error, CustomStringConvertible {
-    var description: String
-  }
-
-  var script: String?
-  var statePath: String
-  var logPath: String
-
-  /// Parses the arguments; nil for `--help`.
-  ///
-  /// - Throws: ``UsageError`` for an unknown option, a missing value or a stray argument.
-  init?(parsing arguments: [String]) throws(UsageError) {
-    let temporary = FileManager.default.temporaryDirectory
-    statePath = temporary.appendingPathComponent("reduce-demo-todos.json").path
-    let unique = UUID().uuidString.prefix(8).lowercased()
-    logPath = temporary.appendingPathComponent("reduce-demo-\(unique).log").path
-    var remaining = arguments[...]
-    while let argument = remaining.popFirst() {
-      switch argument {
-      case "-h", "--help":
-        return nil
-      case "--script", "--state", "--log":
-        guard let value = remaining.popFirst(), !value.isEmpty, !value.hasPrefix("--") else {
-          throw UsageError(description: "\(argument) needs a FILE")
-        }
-        switch argument {
-        case "--script": script = value
-        case "--state": statePath = value
-        default: logPath = value
-        }
-      default:
-        throw UsageError(
-          description: argument.hasPrefix("-")
-            ? "unknown option \(argument)" : "unexpected argument \(argument)")
-      }
-    }
-  }
-}
-
-/// Timings, from the environment so that tests need not wait.
-struct Settings {
-  var loadDelay = Duration.milliseconds(900)
-  var autosaveDelay = Duration.milliseconds(500)
-
-  init(environment: [String: String]) {
-    if let text = environment["REDUCE_DEMO_LOAD_DELAY_MS"], let ms = Int(text), ms >= 0 {
-      loadDelay = .milliseconds(ms)
-    }
-    if let text = environment["REDUCE_DEMO_AUTOSAVE_MS"], let ms = Int(text), ms > 0 {
-      autosaveDelay = .milliseconds(ms)
-    }
-  }
-}
-
-/// Where commands come from: a script's lines, or standard input (with a prompt on a terminal).
-struct Input {
-  let isInteractive: Bool
-  private var script: [Substring]?
-
-  /// Reads standard input, prompting when it is a terminal.
-  static func standardInput() -> Input {
-    Input(isInteractive: isatty(0) != 0, script: nil)
-  }
-
-  private init(isInteractive: Bool, script: [Substring]?) {
-    self.isInteractive = isInteractive
-    self.script = script
-  }
-
-  /// Reads the lines of a script, without prompts.
-  init(script text: String) {
-    self.init(
-      isInteractive: false,
-      script: text.split(separator: "\n", omittingEmptySubsequences: false).reversed())
-  }
-
-  /// The next line, or nil at the end.
-  mutating func nextLine() -> String? {
-    if script != nil {
-      return script?.popLast().map(String.init)
-    }
-    if isInteractive {
-      print("> ", terminator: "")
-      fflush(nil)  // all streams: the prompt has no newline
-    }
-    guard let line = readLine() else {
-      if isInteractive { print("") }
-      return nil
-    }
-    return line
+    print("Log:  \(options.logPath ?? "none (--log FILE keeps an audit log)")")
+    let status = await app.run(&input)
+    withExtendedLifetime(signals) {}
+    return status
   }
 }

@@ -60,6 +60,7 @@ let everyCommandTranscript = """
     log [N]            the last N entries of the audit log (5 by default)
     help               this text
     quit               save and leave (end of input does the same)
+  Control characters in titles and file names are shown escaped: ESC as \\u{1B}.
      (the list is empty: add TEXT adds an item)
   0 items, 0 open, 0 done | filter: all | cannot undo | cannot redo
   > add Buy milk

@@ -4,15 +4,20 @@ import Testing
 
 /// Runs the built `reduce-demo` and `reduce-audit` executables.
 enum Executable {
-  /// Runs an executable to its end, with `input` on its standard input (empty when nil).
-  static func run(_ name: String, _ arguments: [String], input: String? = nil) throws
-    -> ExecutableRun
-  {
-    // No simulated delay for `load`, and an autosave debounce longer than any test: the save
-    // then happens exactly once, when the demo flushes it at the end of its input.
+  /// The variables every run of the demo gets: no simulated delay for `load`, and an autosave
+  /// debounce longer than any test, so that the save happens exactly once, when the demo
+  /// flushes it at the end of its input (or saves for a stop signal).
+  static let environment = ["REDUCE_DEMO_LOAD_DELAY_MS": "0", "REDUCE_DEMO_AUTOSAVE_MS": "60000"]
+
+  /// Runs an executable to its end, with `input` on its standard input (empty when nil) and
+  /// `environment` added to ``environment``.
+  static func run(
+    _ name: String, _ arguments: [String], input: String? = nil,
+    environment: [String: String] = [:]
+  ) throws -> ExecutableRun {
     try Executables.run(
       name, arguments, input: input,
-      environment: ["REDUCE_DEMO_LOAD_DELAY_MS": "0", "REDUCE_DEMO_AUTOSAVE_MS": "60000"])
+      environment: Self.environment.merging(environment) { $1 })
   }
 }
 
@@ -29,6 +34,21 @@ struct DemoFiles {
   var state: String { directory.appendingPathComponent("todos.json").path }
   var log: String { directory.appendingPathComponent("audit.log").path }
   var script: String { directory.appendingPathComponent("script.txt").path }
+
+  /// Writes the state file.
+  func writeState(_ text: String) throws {
+    try Data(text.utf8).write(to: URL(fileURLWithPath: state))
+  }
+
+  /// The state file's bytes.
+  func stateBytes() throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: state))
+  }
+
+  /// The saved list in the state file.
+  func savedList() throws -> SavedList {
+    try JSONDecoder().decode(SavedList.self, from: stateBytes())
+  }
 
   /// Runs the demo on a script with these files.
   func runDemo(script lines: [String]) throws -> ExecutableRun {
