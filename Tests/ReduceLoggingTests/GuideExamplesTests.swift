@@ -69,50 +69,65 @@ enum LoggingGuide {
 }
 
 enum AuditTrailGuide {
-  struct Ledger: Equatable, Sendable {
+  struct Ledger: Codable, Equatable, Sendable {
     var balances: [String: Int] = [:]
   }
 
-  enum LedgerAction: Action, Encodable {
+  enum LedgerAction: Action, Codable {
     case deposited(account: String, amount: Int)
     case withdrew(account: String, amount: Int)
   }
 
   struct InsufficientFunds: Error {}
 
-  static func makeLedgerStore(auditLog path: String) throws -> Store<Ledger> {
-    let balances = Mutator(\Ledger.balances) {
-      (balances: inout [String: Int], action: LedgerAction) throws(InsufficientFunds) in
-      switch action {
-      case .deposited(let account, let amount):
-        balances[account, default: 0] += amount
-      case .withdrew(let account, let amount):
-        guard balances[account, default: 0] >= amount else { throw InsufficientFunds() }
-        balances[account, default: 0] -= amount
+  static let balances = Mutator(
+    \Ledger.balances,
+    validate: { (balances: [String: Int], action: LedgerAction) throws(InsufficientFunds) in
+      if case .withdrew(let account, let amount) = action, balances[account, default: 0] < amount {
+        throw InsufficientFunds()
       }
+    },
+    reduce: { balances, action in
+      switch action {
+      case .deposited(let account, let amount): balances[account, default: 0] += amount
+      case .withdrew(let account, let amount): balances[account, default: 0] -= amount
+      }
+    })
+
+  static func makeLedgerStore(auditLog path: String) throws -> Store<Ledger> {
+    let store = try Store(initialState: Ledger(), mutators: [balances])
+    if FileManager.default.fileExists(atPath: path) {
+      // A restart: the state is what the log says it was.
+      try AuditLog.replay(
+        contentsOf: URL(fileURLWithPath: path), into: store,
+        actions: ReplayableActions([LedgerAction.self]))
     }
-    let audit = LoggingMiddleware<Ledger>(
-      name: "audit", format: .jsonLines,
-      sink: .file(path: path, durability: .everyEntry, chained: true))
-    return try Store(initialState: Ledger(), mutators: [balances], middleware: [audit])
+    try store.use(AuditTrail<Ledger>(name: "audit", path: path, durability: .everyEntry))
+    return store
   }
 
-  /// A request handler: the deposit is applied and on disk when it returns.
+  /// A request handler: the deposit is made and on disk when it returns.
   static func handleDeposit(_ store: Store<Ledger>, account: String, amount: Int) throws -> Int {
     let ledger = try store.dispatch(LedgerAction.deposited(account: account, amount: amount)).get()
     return ledger.balances[account, default: 0]
   }
 
-  /// Watches for entries that could not be written.
+  /// Watches for entries that could not be written (their changes were not made).
   static func watchAuditFailures(of store: Store<Ledger>) -> Task<Void, Never> {
-    Task {
-      for await error in store.errors {
+    // The sequence, not the store, goes into the task: the store can still go away, and the
+    // sequence then ends.
+    let errors = store.errors
+    return Task {
+      for await error in errors {
         if case .middlewareFailed(name: "audit", _, let underlying) = error {
-          // The action was applied but not recorded: alert, and stop taking writes.
-          print("audit log failure: \(underlying)")
+          print("audit log failure, the change was not made: \(underlying)")
         }
       }
     }
+  }
+
+  static func rotateAuditLog(of store: Store<Ledger>) throws {
+    _ = try store.dispatch(RotateAuditLog()).get()
   }
 
   /// Checks a log at startup or from a cron job.
@@ -194,7 +209,7 @@ enum AuditTrailGuide {
     #expect(try AuditLog.verify(contentsOf: URL(fileURLWithPath: path)) == 1)
   }
 
-  @Test("AuditTrail.md: deposits are applied, logged and verifiable; failures are logged too")
+  @Test("AuditTrail.md: deposits are made, recorded and verifiable; refusals are recorded too")
   func auditUsage() async throws {
     let path = temporaryLogPath()
     defer { removeLog(path) }
@@ -207,7 +222,45 @@ enum AuditTrailGuide {
     }
     #expect(AuditTrailGuide.check(path) == "2 entries, chain intact")
     let lines = try readLines(path)
+    #expect(lines[0].contains(#""mutators":["\\Ledger.balances"]"#))
     #expect(lines[1].contains(#""outcome":"failed""#))
+  }
+
+  @Test("AuditTrail.md: a restarted server rebuilds its state from the log and continues it")
+  func restartableServer() throws {
+    let path = temporaryLogPath()
+    let archive = path + ".000000000002"
+    defer { [path, archive].forEach(removeLog) }
+    do {
+      let store = try AuditTrailGuide.makeLedgerStore(auditLog: path)
+      _ = try AuditTrailGuide.handleDeposit(store, account: "ada", amount: 50)
+      _ = try AuditTrailGuide.handleDeposit(store, account: "bob", amount: 7)
+      try AuditTrailGuide.rotateAuditLog(of: store)
+      _ = store.dispatch(AuditTrailGuide.LedgerAction.withdrew(account: "ada", amount: 20))
+      // The process ends here (the store goes away without a word).
+    }
+    let restarted = try AuditTrailGuide.makeLedgerStore(auditLog: path)
+    #expect(restarted.state.balances == ["ada": 30, "bob": 7])
+    #expect(try AuditTrailGuide.handleDeposit(restarted, account: "bob", amount: 1) == 8)
+    let log = try AuditLog.verify(
+      contentsOf: [URL(fileURLWithPath: archive), URL(fileURLWithPath: path)])
+    #expect(log.entries == 5)
+  }
+
+  @Test("AuditTrail.md: the failure watcher does not keep the store alive")
+  func watcherLetsStoreGo() async throws {
+    let path = temporaryLogPath()
+    defer { removeLog(path) }
+    weak var weakStore: Store<AuditTrailGuide.Ledger>?
+    var watcher: Task<Void, Never>?
+    do {
+      let store = try AuditTrailGuide.makeLedgerStore(auditLog: path)
+      weakStore = store
+      watcher = AuditTrailGuide.watchAuditFailures(of: store)
+    }
+    #expect(weakStore == nil)
+    // The store went away, so its errors ended, and with them the watcher.
+    await watcher?.value
   }
 
   @Test("AuditTrail.md: the check tells a crash from tampering")

@@ -64,8 +64,9 @@ extension StoreCore {
     }
     let needsOld = observers?.needsOldState(stateIsEquatable: isEqual != nil) ?? false
     let old: State? = route.mayThrow || needsOld ? local.pointee.state : nil
-    try watching(flow.watches, action, staged: false) { () throws(DispatchError) -> Bool in
-      try reduceAndTell(action, route, flow.watches?.willCommit, old: old, observers: observers)
+    let watches = flow.watches
+    try watching(watches, action, staged: false) { () throws(DispatchError) -> Bool in
+      try reduceAndTell(action, route, watches?.willCommit, old: old, observers: observers)
       return true
     }
   }

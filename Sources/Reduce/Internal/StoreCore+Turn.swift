@@ -231,7 +231,8 @@ extension StoreCore {
   func withTurn<Result>(_ body: () -> Result) -> Result {
     guard acquireTurn() else { return body() }
     let result = body()
-    let (state, waits) = finishOwnWork()
+    var waits: [ReturnWait] = []
+    let state = finishOwnWork(collecting: &waits)
     _ = settle(.success(state), waits)
     return result
   }
@@ -282,8 +283,11 @@ extension StoreCore {
     -> Result<State, DispatchError>
   {
     let failure = perform(work, plans: plans)
-    let (state, waits) = finishOwnWork()
-    return settle(failure.map(Result.failure) ?? .success(state), waits)
+    var waits: [ReturnWait] = []
+    let state = finishOwnWork(collecting: &waits)
+    // The result is made where it is returned: passed through `settle` it would be copied.
+    if waits.isEmpty { return failure.map(Result.failure) ?? .success(state) }
+    return runReturnWaits(waits, failure.map(Result.failure) ?? .success(state))
   }
 
   /// The result of a dispatch, once what middleware asked to run before it returns has run.
@@ -323,10 +327,10 @@ extension StoreCore {
   /// result, then carries out the requests that arrived meanwhile and gives the turn up (or
   /// hands it over).
   ///
-  /// - Returns: The state after this thread's work and its follow-ups, and no other's; and what
-  ///   middleware asked to run before its dispatch returns.
+  /// - Parameter waits: Set to what middleware asked to run before this work's dispatch returns.
+  /// - Returns: The state after this thread's work and its follow-ups, and no other's.
   @inlinable
-  func finishOwnWork() -> (State, [ReturnWait]) {
+  func finishOwnWork(collecting waits: inout [ReturnWait]) -> State {
     while true {
       // One hold of the lock, in the common case: nothing queued, nobody waiting.
       let next = fields.withLock { fields -> FinishStep<State> in
@@ -334,22 +338,20 @@ extension StoreCore {
           defer { fields.pending = [] }
           return .run(fields.pending)
         }
-        let waits = takeReturnWaits()
-        if fields.incomingHead < fields.incoming.count {
-          return .serve(local.pointee.state, waits)
-        }
+        if !local.pointee.returnWaits.isEmpty { waits = takeReturnWaits() }
+        if fields.incomingHead < fields.incoming.count { return .serve(local.pointee.state) }
         setOwner(&fields, nil)
-        return .done(local.pointee.state, waits)
+        return .done(local.pointee.state)
       }
       switch next {
       case .run(let followUps):
         // In order; what they queue in turn is run on the next time round.
         for work in followUps { _ = perform(work) }
-      case .serve(let state, let waits):
+      case .serve(let result):
         serveRequests()
-        return (state, waits)
-      case .done(let state, let waits):
-        return (state, waits)
+        return result
+      case .done(let result):
+        return result
       }
     }
   }
@@ -487,10 +489,8 @@ enum FinishStep<State: Sendable> {
   /// Run the follow-ups it queued. (An array, not one piece of work: a step holding an
   /// existential action would be copied through value witnesses on every dispatch.)
   case run([PendingWork<State>])
-  /// Its result is this state; carry out the requests that arrived meanwhile. With what to run
-  /// before its dispatch returns.
-  case serve(State, [ReturnWait])
-  /// Its result is this state; the turn was given up. With what to run before its dispatch
-  /// returns.
-  case done(State, [ReturnWait])
+  /// Its result is this state; carry out the requests that arrived meanwhile.
+  case serve(State)
+  /// Its result is this state; the turn was given up.
+  case done(State)
 }

@@ -261,7 +261,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       return .success(queue(.sequence(actions)))
     }
     if let refused = refusal() {
-      let (_, waits) = finishOwnWork()
+      var waits: [ReturnWait] = []
+      _ = finishOwnWork(collecting: &waits)
       return settle(.failure(refused), waits)
     }
     return runOwnWork(.sequence(actions))
