@@ -56,7 +56,7 @@ func appendBytes(_ text: String, to path: String) throws {
     #expect(throws: LogSinkError.fileRemoved(path: path)) { try sink.write(counterRecord(3)) }
   }
 
-  @Test("a chained log moved away while open is reported as removed; nothing more goes into it")
+  @Test("a chained log moved away while open is reported as removed at the next flush or look-up")
   func movedAway() throws {
     let path = temporaryLogPath()
     let moved = path + ".moved"
@@ -67,11 +67,13 @@ func appendBytes(_ text: String, to path: String) throws {
     let sink = FileLogSink(path: path, durability: .buffered, chained: true)
     try sink.write(counterRecord(1))
     try FileManager.default.moveItem(atPath: path, toPath: moved)
+    // A flush always looks the path up (a write, at most every 100 ms).
+    #expect(throws: LogSinkError.fileRemoved(path: path)) { try sink.flush() }
     #expect(throws: LogSinkError.fileRemoved(path: path)) { try sink.write(counterRecord(2)) }
     #expect(try readLines(moved).count == 1)
   }
 
-  @Test("a chained log replaced by another file while open is reported as replaced")
+  @Test("a chained log replaced by another file while open is reported as replaced at the next flush")
   func replaced() throws {
     let path = temporaryLogPath()
     let moved = path + ".moved"
@@ -83,6 +85,7 @@ func appendBytes(_ text: String, to path: String) throws {
     try sink.write(counterRecord(1))
     try FileManager.default.moveItem(atPath: path, toPath: moved)
     try Data().write(to: URL(fileURLWithPath: path))
+    #expect(throws: LogSinkError.fileReplaced(path: path)) { try sink.flush() }
     #expect(throws: LogSinkError.fileReplaced(path: path)) { try sink.write(counterRecord(2)) }
     #expect(try readLines(path).isEmpty)
     #expect(try readLines(moved).count == 1)
