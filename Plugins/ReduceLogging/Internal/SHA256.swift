@@ -77,7 +77,7 @@ struct SHA256: Sendable {
   }
 
   private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
-    (value >> count) | (value << (32 - count))
+    (value &>> count) | (value &<< (32 &- count))
   }
 
   /// Compresses the waiting block, which is full.
@@ -107,9 +107,8 @@ struct SHA256: Sendable {
     constants: UnsafeBufferPointer<UInt32>
   ) -> (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) {
     for index in 0..<16 {
-      schedule[index] =
-        UInt32(bytes[index * 4]) << 24 | UInt32(bytes[index * 4 + 1]) << 16
-        | UInt32(bytes[index * 4 + 2]) << 8 | UInt32(bytes[index * 4 + 3])
+      schedule[index] = UInt32(
+        bigEndian: bytes.loadUnaligned(fromByteOffset: index &* 4, as: UInt32.self))
     }
     for index in 16..<64 {
       let w15 = schedule[index - 15]
