@@ -77,10 +77,15 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
     flow.core.dispatch(actions, unless: refusal)
   }
 
-  /// Runs `body` on the thread or task that dispatched the action being handled, once the store
-  /// has carried the dispatch out and released its turn, right before `dispatch` or `send`
-  /// returns: for work the caller must wait for that should not hold up other dispatches, such
-  /// as flushing a log to disk (concurrent dispatchers then share flushes).
+  /// Runs `body` once the store has carried out the dispatch of the action being handled and
+  /// released its turn, before that `dispatch` or `send` returns: for work the caller must wait
+  /// for that should not hold up other dispatches, such as flushing a log to disk (concurrent
+  /// dispatchers then share flushes).
+  ///
+  /// It runs on the dispatching thread or task; or, when the store was busy and another thread
+  /// carried the dispatch out for it, on that thread, after it gave the turn up, with the work
+  /// of the other dispatches it carried out (the dispatcher is then woken once, with the work
+  /// done). Either way no lock is held and other dispatches go on meanwhile.
   ///
   /// If `body` throws, the dispatch returns
   /// ``DispatchError/middlewareFailed(name:action:underlying:)`` (a ``DispatchError`` it throws
@@ -92,7 +97,8 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// or an observer, a fallback, a `Batch`'s actions and a `next` called late while that
   /// dispatch runs belong to it, and `body` runs before it returns. Called while no dispatch is
   /// being carried out on this thread (from a task the middleware started), it runs `body` at
-  /// once. `send` runs `body` on its task: it blocks the task's thread while it runs.
+  /// once. `body` may block the thread it runs on (for a `send`, possibly its task's) while it
+  /// runs.
   ///
   /// - Parameter body: The work; throws to fail the dispatch.
   public func beforeReturning(_ body: @escaping @Sendable () throws -> Void) {
