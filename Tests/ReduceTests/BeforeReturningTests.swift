@@ -62,7 +62,10 @@ func returnWaiter(
     let state = try await store.send(Increment(by: 3)).get()
     #expect(state.counter == 3 && count.values == [1])
   }
+}
 
+/// Under ThreadSanitizer in CI: the work of dispatches carried out by another thread.
+@Suite struct BeforeReturningConcurrencyTests {
   @Test("each of many threads runs its own dispatch's work before its dispatch returns")
   func concurrentDispatchers() async throws {
     let done = Probe<Int>()
