@@ -73,7 +73,7 @@ func appendBytes(_ text: String, to path: String) throws {
     #expect(try readLines(moved).count == 1)
   }
 
-  @Test("a chained log replaced by another file while open is reported as replaced at the next flush")
+  @Test("a chained log replaced by another file while open is reported as replaced at a flush")
   func replaced() throws {
     let path = temporaryLogPath()
     let moved = path + ".moved"
