@@ -94,7 +94,7 @@ extension Thunk: ThunkPluginAction {
     for old in replaced { old.cancel() }
     let runtime = environment.runtime
     let context = environment.base
-    let task = Task {
+    let task = Task(executorPreference: runtime.executor) {
       let result: Result<Value, any Error>
       do {
         result = .success(try await operation())

@@ -25,10 +25,15 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
 
   /// Creates a middleware that runs thunks with dependencies.
   ///
-  /// - Parameter dependencies: Any `Sendable` value: a struct of clients, a protocol existential.
+  /// - Parameters:
+  ///   - dependencies: Any `Sendable` value: a struct of clients, a protocol existential.
+  ///   - executor: The executor the tasks of asynchronous thunks prefer; nil for the default.
+  ///     In tests, pass the `ManualClock` the thunks sleep on (ReduceTesting): its `advance` then
+  ///     runs the thunks that are ready until they wait on the clock before it moves time, so a
+  ///     test that dispatches a sleeping thunk and advances the clock is deterministic.
   @inlinable
-  public init(dependencies: Dependencies) {
-    let runtime = ThunkRuntime()
+  public init(dependencies: Dependencies, executor: (any TaskExecutor)? = nil) {
+    let runtime = ThunkRuntime(executor: executor)
     let handlers = ThunkHandlers<State>()
     // Boxed once here rather than for every thunk.
     let boxed: any Sendable = dependencies
@@ -103,8 +108,11 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
 
 extension ThunkMiddleware where Dependencies == Void {
   /// Creates a middleware that runs thunks that need no dependencies.
+  ///
+  /// - Parameter executor: The executor the tasks of asynchronous thunks prefer; nil for the
+  ///   default (see ``init(dependencies:executor:)``).
   @inlinable
-  public init() {
-    self.init(dependencies: ())
+  public init(executor: (any TaskExecutor)? = nil) {
+    self.init(dependencies: (), executor: executor)
   }
 }

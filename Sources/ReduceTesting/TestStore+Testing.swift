@@ -95,6 +95,26 @@
         at: TestFailure.Location(sourceLocation), assert: expectedChange)
     }
 
+    /// Asserts that the oldest unasserted received action equals `action`, and the exact state
+    /// change it made.
+    ///
+    /// - Parameters:
+    ///   - action: The expected action.
+    ///   - timeout: How long to wait for an action when none is waiting.
+    ///   - sourceLocation: Where failures are reported; the call's location by default.
+    ///   - expectedChange: Changes the state before the received action into the expected state
+    ///     after it.
+    public func receive<A: Action & Equatable>(
+      _ action: A,
+      timeout: Duration = .seconds(5),
+      sourceLocation: SourceLocation = #_sourceLocation,
+      assert expectedChange: ((inout State) throws -> Void)? = nil
+    ) async {
+      await receive(
+        matching: { ($0 as? A) == action }, expecting: "the action \(action)", timeout: timeout,
+        at: TestFailure.Location(sourceLocation), assert: expectedChange)
+    }
+
     /// Fails if any received action was not asserted.
     ///
     /// - Parameter sourceLocation: Where the failure is reported; the call's location by
@@ -192,6 +212,31 @@
     ) async {
       await receive(
         matching: predicate, expecting: "an action matching the predicate", timeout: timeout,
+        at: TestFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
+        assert: expectedChange)
+    }
+
+    /// Asserts that the oldest unasserted received action equals `action`, and the exact state
+    /// change it made.
+    ///
+    /// - Parameters:
+    ///   - action: The expected action.
+    ///   - timeout: How long to wait for an action when none is waiting.
+    ///   - fileID: The caller's file, for failures.
+    ///   - filePath: The caller's file path, for failures.
+    ///   - line: The caller's line, for failures.
+    ///   - column: The caller's column, for failures.
+    ///   - expectedChange: Changes the state before the received action into the expected state
+    ///     after it.
+    public func receive<A: Action & Equatable>(
+      _ action: A,
+      timeout: Duration = .seconds(5),
+      fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+      column: Int = #column,
+      assert expectedChange: ((inout State) throws -> Void)? = nil
+    ) async {
+      await receive(
+        matching: { ($0 as? A) == action }, expecting: "the action \(action)", timeout: timeout,
         at: TestFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
         assert: expectedChange)
     }

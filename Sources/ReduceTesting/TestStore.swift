@@ -2,7 +2,7 @@ public import Reduce
 
 /// A store for tests: send an action, then assert exactly how the state changed.
 ///
-/// A test store is exhaustive. ``send(_:sourceLocation:assert:)`` fails when the state after
+/// A test store is exhaustive by default. ``send(_:sourceLocation:assert:)`` fails when the state after
 /// the action differs from the expectation, including when the action changed the state and the
 /// test asserted no change. Actions that reach the reducers without being sent (dispatched by a
 /// middleware or an observer, delivered late by a throttle, sent by a thunk) are *received*:
@@ -17,6 +17,12 @@ public import Reduce
 /// store.finish()
 /// ```
 ///
+/// With `exhaustivity: .off`, for integration tests that care about some effects only: a
+/// received action need not be asserted (``receive(where:timeout:sourceLocation:assert:)``
+/// skips the ones that do not match, ``send(_:sourceLocation:assert:)`` and
+/// ``finish(sourceLocation:)`` let unasserted ones go), and an assertion checks only what it
+/// sets: the closure is applied to the actual state after, which must not change by it.
+///
 /// Failures go to the store's failure reporter, with the location of the failing assertion. The
 /// default reporter records a Swift Testing issue; XCTest suites pass their own (see
 /// ``TestFailure``). The store's chain is the given middleware between two of the test store's
@@ -25,6 +31,8 @@ public import Reduce
 public final class TestStore<State: Equatable & Sendable>: Sendable {
   /// The store under test, for code that takes a store (views, thunks, observers).
   public let store: Store<State>
+  /// Whether every received action and every state change must be asserted.
+  public let exhaustivity: TestExhaustivity
   let log: TestStoreLog<State>
   let reportFailure: @Sendable (TestFailure) -> Void
 
@@ -35,6 +43,8 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
   ///   - mutators: The reducers of the substates.
   ///   - middleware: The chain under test, outermost first.
   ///   - fallback: The store's fallback, as in `Store.init(initialState:mutators:middleware:fallback:)`.
+  ///   - exhaustivity: Whether every received action and every state change must be asserted
+  ///     (``TestExhaustivity/on``, the default) or only those a test asserts.
   ///   - reportFailure: Reports each failed assertion; records a Swift Testing issue by default.
   /// - Throws: The store's `RegistrationError`.
   public init(
@@ -42,8 +52,10 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
     mutators: [Mutator<State>] = [],
     middleware: [any Middleware<State>] = [],
     fallback: (@Sendable (DispatchError) -> (any Action)?)? = nil,
+    exhaustivity: TestExhaustivity = .on,
     reportFailure: @escaping @Sendable (TestFailure) -> Void = TestFailure.recordIssue
   ) throws(RegistrationError) {
+    self.exhaustivity = exhaustivity
     let log = TestStoreLog<State>()
     self.log = log
     self.reportFailure = reportFailure
@@ -70,7 +82,7 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
     assert expectedChange: ((inout State) throws -> Void)?
   ) -> Result<State, DispatchError> {
     let unasserted = log.takeReceived()
-    if !unasserted.isEmpty {
+    if !unasserted.isEmpty, exhaustivity == .on {
       fail(
         "Before sending \(describe(action)), \(unasserted.count) received action(s) were not asserted:\n"
           + list(unasserted.map(\.action)),
@@ -92,20 +104,32 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
     timeout: Duration, at location: TestFailure.Location,
     assert expectedChange: ((inout State) throws -> Void)?
   ) async {
-    if log.received.isEmpty {
-      guard await log.waitForReceived(timeout: timeout) else {
+    var skipped = 0
+    var received: ReducedAction<State>
+    while true {
+      if log.received.isEmpty {
+        guard await log.waitForReceived(timeout: timeout) else {
+          let others =
+            skipped == 0 ? "no action was received" : "only \(skipped) other actions were"
+          fail(
+            "Expected to receive \(description), but \(others) within \(timeout).",
+            at: location)
+          return
+        }
+      }
+      guard let next = log.takeFirstReceived() else { return }
+      if predicate(next.action) {
+        received = next
+        break
+      }
+      if exhaustivity == .on {
         fail(
-          "Expected to receive \(description), but no action was received within \(timeout).",
+          "Expected to receive \(description), but received \(describe(next.action)).",
           at: location)
         return
       }
-    }
-    guard let received = log.takeFirstReceived() else { return }
-    guard predicate(received.action) else {
-      fail(
-        "Expected to receive \(description), but received \(describe(received.action)).",
-        at: location)
-      return
+      // Not exhaustive: the actions before the expected one need no assertion.
+      skipped += 1
     }
     check(
       from: received.before, to: received.after, expectedChange, at: location,
@@ -114,7 +138,7 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
 
   func finish(at location: TestFailure.Location) {
     let unasserted = log.takeReceived()
-    guard !unasserted.isEmpty else { return }
+    guard !unasserted.isEmpty, exhaustivity == .on else { return }
     fail(
       "\(unasserted.count) received action(s) were not asserted:\n"
         + list(unasserted.map(\.action)),
@@ -126,7 +150,10 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
     from before: State, to actual: State, _ expectedChange: ((inout State) throws -> Void)?,
     at location: TestFailure.Location, what: String
   ) {
-    var expected = before
+    // Not exhaustive: the assertion is checked against the actual state, so that it tests only
+    // what it sets.
+    var expected = exhaustivity == .on ? before : actual
+    if exhaustivity == .off, expectedChange == nil { return }
     do {
       try expectedChange?(&expected)
     } catch {
@@ -159,4 +186,15 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
   private func list(_ actions: [any Action]) -> String {
     actions.map { "  " + describe($0) }.joined(separator: "\n")
   }
+}
+
+/// Whether a ``TestStore`` requires every received action and every state change to be
+/// asserted.
+public enum TestExhaustivity: Sendable, Hashable {
+  /// Every received action must be asserted in order, and an assertion describes the whole
+  /// change: for unit tests of a feature.
+  case on
+  /// Received actions that are not asserted are let go, and an assertion checks only what it
+  /// sets: for integration tests that follow a few effects of a larger system.
+  case off
 }

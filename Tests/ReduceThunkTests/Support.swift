@@ -7,12 +7,12 @@ struct AppState: Equatable, Sendable {
   var seen: [String] = []
 }
 
-enum CountAction: Action {
+enum CountAction: Action, Equatable {
   case incremented(by: Int)
 }
 
 /// Recorded by the `any Action` mutator, to prove what reaches the reducers.
-enum NoteAction: Action {
+enum NoteAction: Action, Equatable {
   case noted(String)
 }
 

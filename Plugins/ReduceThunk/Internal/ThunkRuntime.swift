@@ -21,9 +21,13 @@ final class ThunkRuntime: Sendable {
   }
 
   private let storage = Locked(Storage())
+  /// The executor the thunks' tasks prefer, when one was given (a test's `ManualClock`).
+  let executor: (any TaskExecutor)?
 
   @usableFromInline
-  init() {}
+  init(executor: (any TaskExecutor)? = nil) {
+    self.executor = executor
+  }
 
   /// Whether the middleware serves a store.
   func isAttached(to store: ObjectIdentifier) -> Bool {
