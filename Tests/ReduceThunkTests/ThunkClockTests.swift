@@ -8,7 +8,7 @@ import Testing
 /// runs the thunk until it waits on the clock.
 @Suite struct ThunkClockTests {
   /// Sleeps a second on the clock, then counts.
-  static let delayedIncrement = Thunk<AppState, Void> {
+  static let loadLater = Thunk<AppState, Void> {
     (context: ThunkContext<AppState, ManualClock>) async throws in
     try await context.dependencies.sleep(for: .seconds(1))
     context.dispatch(CountAction.incremented(by: 1))
@@ -21,7 +21,7 @@ import Testing
       let store = try Store(
         initialState: AppState(), mutators: makeMutators(),
         middleware: [ThunkMiddleware(dependencies: clock, executor: clock)])
-      store.dispatch(Self.delayedIncrement)
+      store.dispatch(Self.loadLater)
       await clock.advance(by: .milliseconds(999))
       #expect(store.state.count == 0, "round \(round): woke early")
       await clock.advance(by: .milliseconds(1))
@@ -39,7 +39,7 @@ import Testing
     // On the clock too, so that `advance` knows when the task is waiting (an `async let` on the
     // default executor might not have dispatched the thunk yet when the clock moves).
     let performing = Task(executorPreference: clock) {
-      try await store.perform(Self.delayedIncrement)
+      try await store.perform(Self.loadLater)
     }
     await clock.advance(by: .seconds(1))
     try await performing.value
