@@ -4,6 +4,12 @@
 #
 #   Scripts/docs.sh [OUTPUT_DIR]     (default: .build-docs/site)
 #
+# Each module's catalog (Sources/MODULE/MODULE.docc or Plugins/MODULE/MODULE.docc: its landing
+# page, with an overview and topics) is copied with the module's guides from Guides/ added as
+# articles, so that the guides are written once and read in both places. Links between guides
+# of one module become DocC links; links to another module's guide or to source files stay
+# relative links to the repository.
+#
 # Links from a plugin's documentation to core symbols are written as code spans: DocC resolves
 # double-backtick links within one module only.
 set -euo pipefail
@@ -11,6 +17,47 @@ cd "$(dirname "$0")/.."
 out="${1:-.build-docs/site}"
 graphs=.build-docs/symbol-graphs
 modules=(Reduce ReduceTesting ReduceThunk ReduceThrottle ReduceLogging ReduceUndo)
+
+# The guides each module's documentation carries as articles.
+guides_of() {
+  case "$1" in
+    Reduce) echo "GettingStarted Concepts WritingMiddleware Performance MigratingFromRxReduce" ;;
+    ReduceTesting) echo "Testing" ;;
+    ReduceThunk) echo "Thunks" ;;
+    ReduceThrottle) echo "Throttle" ;;
+    ReduceLogging) echo "Logging AuditTrail" ;;
+    ReduceUndo) echo "Undo" ;;
+  esac
+}
+
+# The name of a guide's article: its own, unless a symbol of the module has it.
+article_of() {
+  case "$1" in
+    AuditTrail) echo "AuditTrailGuide" ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# Copies a module's catalog and its guides into .build-docs/catalogs; prints the copy's path.
+make_catalog() {
+  local module=$1 catalog=.build-docs/catalogs/$1.docc source
+  source=$(ls -d "Sources/$module/$module.docc" "Plugins/$module/$module.docc" 2>/dev/null | head -n 1)
+  [ -n "$source" ] || { echo "docs.sh: no catalog for $module" >&2; exit 1; }
+  rm -rf "$catalog"
+  mkdir -p "$(dirname "$catalog")"
+  cp -R "$source" "$catalog"
+  local guides guide
+  guides=$(guides_of "$module")
+  for guide in $guides; do
+    # Links to a guide of the same module, with or without an anchor, become DocC links.
+    local sed_args=()
+    for other in $guides; do
+      sed_args+=(-e "s/](${other}\.md\(#[^)]*\)\{0,1\})/](<doc:$(article_of "$other")>)/g")
+    done
+    sed "${sed_args[@]}" "Guides/$guide.md" >"$catalog/$(article_of "$guide").md"
+  done
+  echo "$catalog"
+}
 rm -rf "$graphs"
 mkdir -p "$graphs" "$out"
 # The command also tries the test-runner modules, which have no symbol graph to give, and then
@@ -28,10 +75,11 @@ for module in "${modules[@]}"; do
   [ -f "$source_dir/$module.symbols.json" ] || { echo "docs.sh: no symbol graph for $module" >&2; exit 1; }
   cp "$source_dir/$module.symbols.json" "$graphs/$module/"
   cp "$source_dir/$module"@*.symbols.json "$graphs/$module/" 2>/dev/null || true
-  if docc convert --additional-symbol-graph-dir "$graphs/$module" \
+  catalog=$(make_catalog "$module")
+  if docc convert "$catalog" --additional-symbol-graph-dir "$graphs/$module" \
     --fallback-display-name "$module" --fallback-bundle-identifier "reduce.$module" \
     --output-path "$out/$module.doccarchive" --warnings-as-errors >&2; then
-    echo "$module: $out/$module.doccarchive"
+    echo "$module: $out/$module.doccarchive (articles: $(guides_of "$module"))"
   else
     echo "$module: documentation has errors (above)"
     failed=1

@@ -15,13 +15,13 @@ public import Reduce
 ///
 /// For each action that passes the `filter` and reaches the reducers, the trail writes one
 /// JSON-lines ``LogEntry`` once the change is decided (every `validate:` check passed) and
-/// before anyone can see it (``Next/callAsFunction(_:willCommit:)``): the time, the action's
+/// before anyone can see it (`Next.callAsFunction(_:willCommit:)`): the time, the action's
 /// type and payload (its JSON when it is `Encodable`), and the keys of the mutators that make
 /// the change. What an entry records is bounded by the action, never by the size of the state:
 /// the readable diff of ``LoggingMiddleware`` walks the whole state and is for debugging.
 ///
 /// - **Write-ahead.** If the entry cannot be written (a full disk, a removed file, an I/O
-///   error), the action fails with ``DispatchError/middlewareFailed(name:action:underlying:)``
+///   error), the action fails with `DispatchError.middlewareFailed(name:action:underlying:)`
 ///   naming the sink's error, the state stays as it was, and the failure is published on the
 ///   store's `errors`. With a ``FileLogSink`` whose durability is
 ///   ``FileLogSink/Durability/everyEntry``, `dispatch` and `send` return only once the entry is
@@ -212,12 +212,12 @@ func sinkMayHoldBack(_ sink: any LogSink) -> Bool {
 /// first line is a snapshot of the state, continuing the chain (the next `seq`, the hash of the
 /// archive's last line in `prev`). The archive and the new file verify as one log
 /// (`reduce-audit verify audit.log.000000001824 audit.log`), and a replay of the new file
-/// starts from its snapshot (``AuditLog/replay(contentsOf:into:actions:through:)``).
+/// starts from its snapshot (``AuditLog/replay(contentsOf:into:actions:through:)-(URL,_,_,_)``).
 ///
 /// The trail reads the state in the store's turn, so the snapshot is exactly the state after
 /// the archive's last entry. The state must be `Encodable` (and `Decodable`, to be replayed).
 /// If the rotation fails, the dispatch fails with
-/// ``DispatchError/middlewareFailed(name:action:underlying:)`` (an ``AuditTrailError`` or a
+/// `DispatchError.middlewareFailed(name:action:underlying:)` (an ``AuditTrailError`` or a
 /// ``LogSinkError``) and the log goes on in its file. The action then goes on down the chain;
 /// no mutator should handle it.
 public struct RotateAuditLog: Action {

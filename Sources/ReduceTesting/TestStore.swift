@@ -6,7 +6,7 @@ public import Reduce
 /// the action differs from the expectation, including when the action changed the state and the
 /// test asserted no change. Actions that reach the reducers without being sent (dispatched by a
 /// middleware or an observer, delivered late by a throttle, sent by a thunk) are *received*:
-/// each must be asserted, in order, with ``receive(_:timeout:sourceLocation:assert:)`` or
+/// each must be asserted, in order, with `receive(_:timeout:sourceLocation:assert:)` (by type or by value) or
 /// ``receive(where:timeout:sourceLocation:assert:)``, and ``finish(sourceLocation:)`` fails if
 /// any is left.
 ///
