@@ -80,6 +80,19 @@ enum ReduceAudit {
     }
   }
 
+  /// A log's bytes; nil, after saying why, when the file cannot be read.
+  static func readLog(_ file: String) -> Data? {
+    if let reason = unreadableReason(file) {
+      printError("\(file): cannot read it: \(reason)")
+      return nil
+    }
+    guard let data = FileManager.default.contents(atPath: file) else {
+      printError("\(file): cannot read it: reading failed")
+      return nil
+    }
+    return data
+  }
+
   /// Why a file cannot be read, in words, or nil when it can.
   static func unreadableReason(_ file: String) -> String? {
     var isDirectory: ObjCBool = false
@@ -133,14 +146,7 @@ enum ReduceAudit {
       }
     }
     guard let file else { return usageError("show takes a FILE") }
-    if let reason = unreadableReason(file) {
-      printError("\(file): cannot read it: \(reason)")
-      return unreadableStatus
-    }
-    guard let data = FileManager.default.contents(atPath: file) else {
-      printError("\(file): cannot read it: reading failed")
-      return unreadableStatus
-    }
+    guard let data = readLog(file) else { return unreadableStatus }
     var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
     let torn = lines.last?.isEmpty == false
     if !torn { lines.removeLast() }
@@ -182,14 +188,7 @@ enum ReduceAudit {
   static func snapshots(_ files: [String]) -> Int32 {
     var found = 0
     for file in files {
-      if let reason = unreadableReason(file) {
-        printError("\(file): cannot read it: \(reason)")
-        return unreadableStatus
-      }
-      guard let data = FileManager.default.contents(atPath: file) else {
-        printError("\(file): cannot read it: reading failed")
-        return unreadableStatus
-      }
+      guard let data = readLog(file) else { return unreadableStatus }
       let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
       for (offset, bytes) in lines.enumerated() where !bytes.isEmpty {
         guard
