@@ -74,7 +74,7 @@ public struct AuditTrail<State: Sendable>: Middleware {
     self.filter = filter
     self.encoder = ActionEncoder(redactor: Redactor(redactedFields))
     self.now = now
-    self.waitsForDisk = sinkMayHoldBack(sink)
+    self.waitsForDisk = sink.defersDurability
   }
 
   /// Creates an audit trail that writes a hash-chained JSON-lines file.
@@ -181,9 +181,8 @@ public struct AuditTrail<State: Sendable>: Middleware {
   ) -> LogEntry {
     var entry = LogEntry(
       sequence: shared.nextSequence(), timestamp: timestamp, action: actionTypeName(of: action),
-      payload: payload(of: action).map { .json($0.serialized) }, outcome: outcome,
-      duration: duration, changes: nil, mutators: mutators)
-    entry.payloadIsSerialized = true
+      payload: nil, outcome: outcome, duration: duration, changes: nil, mutators: mutators)
+    entry.payloadStorage = payload(of: action).map(PayloadStorage.value)
     return entry
   }
 
@@ -195,13 +194,6 @@ public struct AuditTrail<State: Sendable>: Middleware {
     }
     return encoder.json(of: action)
   }
-}
-
-/// Whether a sink may keep entries back from the disk until `waitUntilDurable()` is called: a
-/// durable file does; a buffered file and the standard streams do not; another sink may.
-func sinkMayHoldBack(_ sink: any LogSink) -> Bool {
-  if let file = sink as? FileLogSink { return file.durability == .everyEntry }
-  return !(sink is StreamLogSink)
 }
 
 /// Rotates the log of the store's ``AuditTrail``, with a snapshot of the state.

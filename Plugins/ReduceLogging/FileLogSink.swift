@@ -90,6 +90,10 @@ public struct FileLogSink: LogSink {
     return try handle.open().append(record)
   }
 
+  /// Whether entries are on disk only once ``waitUntilDurable()`` returns: with
+  /// ``Durability/everyEntry``.
+  public var defersDurability: Bool { durability == .everyEntry }
+
   /// Waits until every entry this sink accepted before the call is on disk.
   ///
   /// With ``Durability/everyEntry``, a group commit: if a flush that started after the

@@ -17,7 +17,16 @@ public struct LogEntry: Sendable {
   public var action: String
   /// The action's payload: JSON when the action is `Encodable`, otherwise (in text formats) a
   /// reflected description; nil when there is none to show.
-  public var payload: Payload?
+  public var payload: Payload? {
+    get {
+      switch payloadStorage {
+      case .given(let payload)?: payload
+      case .value(let value)?: .json(value.serialized)
+      case nil: nil
+      }
+    }
+    set { payloadStorage = newValue.map(PayloadStorage.given) }
+  }
   /// How the dispatch of the action ended downstream of the middleware.
   public var outcome: Outcome
   /// How long the rest of the chain and the reducers took.
@@ -28,9 +37,10 @@ public struct LogEntry: Sendable {
   /// ``AuditTrail`` records of a change (bounded by what the action touched, whatever the size
   /// of the state); nil in a ``LoggingMiddleware``'s entries.
   public var mutators: [String]?
-  /// Whether `payload` is JSON this package serialized (compact, valid): written to a JSON
-  /// line as it is, rather than parsed again to be sure of it.
-  var payloadIsSerialized = false
+  /// The payload as given, or as the JSON value the middleware made of the action: that one is
+  /// written into a JSON line as it is, and made into text only when `payload` is read (a sink
+  /// of JSON lines never reads it).
+  var payloadStorage: PayloadStorage?
 
   /// Creates an entry.
   ///
@@ -51,7 +61,7 @@ public struct LogEntry: Sendable {
     self.sequence = sequence
     self.timestamp = timestamp
     self.action = action
-    self.payload = payload
+    self.payloadStorage = payload.map(PayloadStorage.given)
     self.outcome = outcome
     self.duration = duration
     self.changes = changes
@@ -118,4 +128,10 @@ public struct LogEntry: Sendable {
       }
     }
   }
+}
+
+/// A ``LogEntry``'s payload: as given, or the JSON value made of the action.
+enum PayloadStorage: Sendable {
+  case given(LogEntry.Payload)
+  case value(JSONValue)
 }

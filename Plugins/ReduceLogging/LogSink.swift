@@ -36,11 +36,20 @@ public protocol LogSink: Sendable {
   /// - Throws: Any error: the dispatch then fails, and the error is reported on the store's
   ///   `errors`: the entries may not be on disk.
   func waitUntilDurable() throws
+
+  /// Whether an entry is on disk only once ``waitUntilDurable()`` has returned: the middleware
+  /// then calls it before each dispatch that wrote an entry returns. False by default (the
+  /// middleware does not call it); true for a ``FileLogSink`` with
+  /// ``FileLogSink/Durability/everyEntry``.
+  var defersDurability: Bool { get }
 }
 
 extension LogSink {
   /// Returns at once: the sink has nothing to wait for.
   public func waitUntilDurable() throws {}
+
+  /// False: entries are as durable as they will be once ``write(_:)`` returns.
+  public var defersDurability: Bool { false }
 }
 
 /// One entry handed to a ``LogSink``: the structured ``LogEntry`` and its formatted text.

@@ -117,7 +117,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     self.measure = Self.stopwatch(clock)
     self.now = now
     self.shared = SharedLoggerState()
-    self.waitsForDisk = sinkMayHoldBack(sink)
+    self.waitsForDisk = sink.defersDurability
   }
 
   /// Opens a file sink, so that a file that cannot be written is found before any action.
@@ -181,9 +181,9 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     let logged = actionTransformer?(action) ?? action
     var entry = LogEntry(
       sequence: shared.nextSequence(), timestamp: timestamp, action: actionTypeName(of: logged),
-      payload: payload(of: logged), outcome: failure.map(LogEntry.Outcome.failed) ?? .ok,
-      duration: duration, changes: changes)
-    entry.payloadIsSerialized = true
+      payload: nil, outcome: failure.map(LogEntry.Outcome.failed) ?? .ok, duration: duration,
+      changes: changes)
+    entry.payloadStorage = payload(of: logged)
     do {
       try sink.write(LogRecord(entry: entry, format: format))
       shared.sinkSucceeded()
@@ -220,7 +220,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     }
   }
 
-  private func payload(of action: any Action) -> LogEntry.Payload? {
+  private func payload(of action: any Action) -> PayloadStorage? {
     // Not `type(of:)`, which asks the runtime; for a plain type the two are the same.
     let actionType = action.dispatchedType
     let type = ObjectIdentifier(actionType)
@@ -228,13 +228,13 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
       if action is ReplaceState<State> { return nil }
       if let batch = action as? Batch {
         let describe = format == .jsonLines ? nil : renderer.render
-        return .json(encoder.json(of: batch, describingOthers: describe).serialized)
+        return .value(encoder.json(of: batch, describingOthers: describe))
       }
-      if let json = encoder.json(of: action) { return .json(json.serialized) }
+      if let json = encoder.json(of: action) { return .value(json) }
       // Neither replacement, batch nor `Encodable`: so is every action of a plain type.
       if TypeTraits.isPlain(actionType) { shared.noteNoPayload(type) }
     }
-    return format == .jsonLines ? nil : .description(renderer.render(action))
+    return format == .jsonLines ? nil : .given(.description(renderer.render(action)))
   }
 }
 

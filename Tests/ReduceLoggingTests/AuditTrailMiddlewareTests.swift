@@ -50,6 +50,8 @@ final class FlakySink: LogSink {
   func waitUntilDurable() throws {
     waits.withLock { $0 += 1 }
   }
+
+  var defersDurability: Bool { true }
 }
 
 func makeVault(_ trail: AuditTrail<Vault>) throws -> Store<Vault> {

@@ -5,6 +5,11 @@ enum EntryFormatter {
   /// The JSON line of an entry, written straight into one buffer of UTF-8: the same text as
   /// the `JSONValue` object of its members, serialized, without building that tree.
   static func jsonLine(_ entry: LogEntry, sequence: Int, previous: String?) -> String {
+    String(decoding: jsonLineBytes(entry, sequence: sequence, previous: previous), as: UTF8.self)
+  }
+
+  /// The JSON line of an entry as UTF-8, without its newline.
+  static func jsonLineBytes(_ entry: LogEntry, sequence: Int, previous: String?) -> [UInt8] {
     var line = JSONLineWriter()
     line.raw("{\"seq\":")
     line.raw(String(sequence))
@@ -16,15 +21,16 @@ enum EntryFormatter {
     line.string(Timestamp.format(entry.timestamp))
     line.raw(",\"action\":")
     line.string(entry.action)
-    if case .json(let text)? = entry.payload {
+    switch entry.payloadStorage {
+    case .value(let value)?:
       line.raw(",\"payload\":")
-      if entry.payloadIsSerialized {
-        line.raw(text)
-      } else {
-        // Given by someone else: parsed, so that the line stays valid JSON.
-        let value = (try? JSONParser.parse(Array(text.utf8))) ?? .string(text)
-        line.raw(value.serialized)
-      }
+      line.value(value)
+    case .given(.json(let text))?:
+      // Given by someone else: parsed, so that the line stays valid JSON.
+      line.raw(",\"payload\":")
+      line.value((try? JSONParser.parse(Array(text.utf8))) ?? .string(text))
+    case .given(.description)?, nil:
+      break
     }
     switch entry.outcome {
     case .ok: line.raw(",\"outcome\":\"ok\"")
@@ -60,7 +66,7 @@ enum EntryFormatter {
       line.raw("]")
     }
     line.raw("}")
-    return line.text
+    return line.bytes
   }
 
   static func compact(_ entry: LogEntry) -> String {
@@ -143,7 +149,7 @@ enum EntryFormatter {
 /// Builds a JSON line as UTF-8 bytes: appending bytes is a copy, appending to a `String` is not
 /// much less but checks and grows it piece by piece.
 private struct JSONLineWriter {
-  private var bytes: [UInt8] = []
+  private(set) var bytes: [UInt8] = []
 
   init() {
     bytes.reserveCapacity(256)
@@ -155,25 +161,13 @@ private struct JSONLineWriter {
     text.withUTF8 { bytes.append(contentsOf: $0) }
   }
 
-  /// Appends a JSON string literal, escaped as `JSONValue.writeString` escapes it.
-  mutating func string(_ text: String) {
-    var text = text
-    let written = text.withUTF8 { utf8 in
-      guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
-      bytes.append(0x22)
-      bytes.append(contentsOf: utf8)
-      bytes.append(0x22)
-      return true
-    }
-    if !written {
-      var escaped = ""
-      JSONValue.writeString(text, to: &escaped)
-      raw(escaped)
-    }
+  /// Appends a JSON value, compact.
+  mutating func value(_ value: JSONValue) {
+    value.write(to: &bytes)
   }
 
-  /// The line.
-  var text: String {
-    String(decoding: bytes, as: UTF8.self)
+  /// Appends a JSON string literal, escaped as `JSONValue.writeString` escapes it.
+  mutating func string(_ text: String) {
+    JSONValue.writeString(text, to: &bytes)
   }
 }

@@ -94,23 +94,25 @@ final class FileWriter: Sendable {
       if let failure = state.failure { throw failure }
       if chained { try checkFile(&state, lookingUpPath: Self.pathCheckIsDue(&state)) }
       let sequence = state.lastSequence + 1
-      let line =
-        text
-        ?? EntryFormatter.jsonLine(record.entry, sequence: sequence, previous: state.lastHash)
-      let lineBytes = Array(line.utf8)
-      if let failure = POSIX.writeAll(state.descriptor, lineBytes + [UInt8(ascii: "\n")]) {
+      var line =
+        text.map { Array($0.utf8) }
+        ?? EntryFormatter.jsonLineBytes(record.entry, sequence: sequence, previous: state.lastHash)
+      // The hash covers the line without its newline.
+      let hash = chained ? SHA256.hex(of: line) : nil
+      line.append(UInt8(ascii: "\n"))
+      if let failure = POSIX.writeAll(state.descriptor, line) {
         // Remove the partial entry, so that the next one follows the last complete one.
         if chained, ftruncate(state.descriptor, off_t(state.fileSize)) != 0 {
           state.failure = .damaged(path: path)
         }
         throw .writeFailed(path: path, reason: failure)
       }
-      let length = Int64(lineBytes.count + 1)
+      let length = Int64(line.count)
       state.fileSize += length
       state.written += length
-      if chained {
+      if let hash {
         state.lastSequence = sequence
-        state.lastHash = SHA256.hex(of: lineBytes)
+        state.lastHash = hash
       }
       return state.written
     }
