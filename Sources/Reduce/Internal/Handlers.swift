@@ -137,6 +137,17 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     }
   }
 
+  /// A handler of every action from a pure reducer, which returns the new substate.
+  @inlinable
+  func handlerOfEveryAction<E: Error>(
+    pure reduce: @escaping @Sendable (State, any Action) throws(E) -> Substate
+  ) -> Handler<State> {
+    Handler(of: nil, mayThrow: E.self != Never.self) { state, action in
+      let substate = try reduce(state, action)
+      self.update(&state) { $0 = substate }
+    }
+  }
+
   /// Reads the substate.
   @inlinable
   func read(_ state: State) -> Substate {
