@@ -45,36 +45,86 @@ class Sink<State: Sendable>: @unchecked Sendable {
   }
 }
 
-/// A key-path observer, with its closure typed for the value, so that its group can call it with
-/// the value it read once for all of them (see `KeyPathValue.deliver(to:)`).
+/// A key-path or selector observer, with its closure typed for the value, so that its group can
+/// call it with the value it read once for all of them (see `KeyPathValue.deliver(to:)`).
 @usableFromInline
-final class ValueSink<State: Sendable, Value: Equatable & Sendable>: Sink<State>,
-  @unchecked Sendable
-{
+final class ValueSink<State: Sendable, Value: Sendable>: Sink<State>, @unchecked Sendable {
   @usableFromInline let observer: @Sendable (Value) -> Void
 
   @usableFromInline
   init(
     id: UInt64, flag: CancellationFlag, value: KeyPathValue<State, Value>,
     observer: @escaping @Sendable (Value) -> Void, finish: (@Sendable () -> Void)?
-  ) {
+  ) where Value: Equatable {
     self.observer = observer
     super.init(id: id, flag: flag, delivery: .value { observer(value.last) }, finish: finish)
+  }
+
+  @usableFromInline
+  init(
+    id: UInt64, flag: CancellationFlag, selected: SelectedValue<State, Value>,
+    observer: @escaping @Sendable (Value) -> Void, finish: (@Sendable () -> Void)?
+  ) {
+    self.observer = observer
+    super.init(id: id, flag: flag, delivery: .value { observer(selected.last) }, finish: finish)
+  }
+}
+
+/// The last value a selector gave, shared by every observer of that selector: a closure, or a
+/// ``Selector`` whose observers share one evaluation per action.
+///
+/// `@unchecked Sendable`: `last` is read and written only by the thread holding the store's
+/// dispatch turn (and by the subscribing thread, which holds the turn too).
+@usableFromInline
+final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable {
+  /// Reads the value and says whether it changed since `last`; `nil`: unchanged.
+  @usableFromInline let select: @Sendable (State, Value) -> Value?
+  /// The value after the last refresh.
+  @usableFromInline var last: Value
+
+  @usableFromInline
+  init(select: @escaping @Sendable (State, Value) -> Value?, initial: Value) {
+    self.select = select
+    self.last = initial
+  }
+
+  /// Calls the observers of this value that are not cancelled, in order, with the value after
+  /// the last refresh.
+  ///
+  /// - Parameter sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
+  @inlinable
+  func deliver(to sinks: [Sink<State>]) {
+    let value = last
+    for sink in sinks {
+      // Every sink of this group was made for this value's type (`StoreCore.subscribe(selecting:)`).
+      let sink = unsafeDowncast(sink, to: ValueSink<State, Value>.self)
+      if !sink.flag.isCancelled { sink.observer(value) }
+    }
+  }
+
+  /// Reads the value from the state; returns whether it changed, and keeps it.
+  @inlinable
+  func refresh(from state: State) -> Bool {
+    guard let value = select(state, last) else { return false }
+    last = value
+    return true
   }
 }
 
 /// The last value a key path had, shared by every observer of that key path.
 ///
 /// `@unchecked Sendable`: `last` is read and written only by the thread holding the store's
-/// dispatch turn, so accesses are serialized by the turn.
+/// dispatch turn, so accesses are serialized by the turn. `path` is immutable, and `Sendable`
+/// or appended from `Sendable` key paths (a scoped store's), which `appending(path:)` does not
+/// say in its type.
 @usableFromInline
 final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @unchecked Sendable {
-  @usableFromInline let path: KeyPath<State, Value> & Sendable
+  @usableFromInline let path: KeyPath<State, Value>
   /// The value after the last refresh.
   @usableFromInline var last: Value
 
   @usableFromInline
-  init(path: KeyPath<State, Value> & Sendable, initial: Value) {
+  init(path: KeyPath<State, Value>, initial: Value) {
     self.path = path
     self.last = initial
   }
@@ -103,12 +153,55 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
   }
 }
 
-/// The observers of one key path.
+/// What observers of one value share its group by.
+///
+/// `@unchecked Sendable`: its key paths are immutable, and `Sendable` or appended from
+/// `Sendable` key paths, which `appending(path:)` does not say in its type.
+@usableFromInline
+enum ShareKey: Hashable, @unchecked Sendable {
+  /// A key path: observers of equal key paths share.
+  case path(AnyKeyPath)
+  /// A ``Selector`` of an `Equatable` value, by identity.
+  case selector(ObjectIdentifier)
+  /// A ``Selector`` whose observers are called after each of its computations.
+  case generations(ObjectIdentifier)
+  /// A scoped store's substate, by its key path from the root.
+  case scope(AnyKeyPath)
+
+  @usableFromInline
+  static func == (lhs: ShareKey, rhs: ShareKey) -> Bool {
+    switch (lhs, rhs) {
+    case (.path(let lhs), .path(let rhs)): lhs == rhs
+    case (.selector(let lhs), .selector(let rhs)): lhs == rhs
+    case (.generations(let lhs), .generations(let rhs)): lhs == rhs
+    case (.scope(let lhs), .scope(let rhs)): lhs == rhs
+    default: false
+    }
+  }
+
+  @usableFromInline
+  func hash(into hasher: inout Hasher) {
+    switch self {
+    case .path(let path): hasher.combine(path)
+    case .selector(let id): hasher.combine(id)
+    case .generations(let id):
+      hasher.combine(1)
+      hasher.combine(id)
+    case .scope(let path):
+      hasher.combine(2)
+      hasher.combine(path)
+    }
+  }
+}
+
+/// The observers of one key path or selector.
 @usableFromInline
 struct ScopedGroup<State: Sendable>: Sendable {
-  /// The shared last value (a ``KeyPathValue``), by identity.
+  /// The shared last value (a ``KeyPathValue`` or a ``SelectedValue``), by identity.
   @usableFromInline let value: AnyObject & Sendable
-  @usableFromInline let keyPath: AnyKeyPath & Sendable
+  /// What observers of the same value share the group by: a key path, or a ``Selector``'s
+  /// identity; nil for a closure, which nothing shares.
+  @usableFromInline let shareKey: ShareKey?
   /// The bytes of `State` the value occupies, for a stored-property path: the group is
   /// refreshed only after actions whose mutators touched them.
   @usableFromInline let range: Range<Int>?
@@ -120,12 +213,12 @@ struct ScopedGroup<State: Sendable>: Sendable {
 
   @usableFromInline
   init(
-    value: AnyObject & Sendable, keyPath: AnyKeyPath & Sendable, range: Range<Int>?,
+    value: AnyObject & Sendable, shareKey: ShareKey?, range: Range<Int>?,
     refresh: @escaping @Sendable (State) -> Bool,
     deliver: @escaping @Sendable ([Sink<State>]) -> Void, sinks: [Sink<State>]
   ) {
     self.value = value
-    self.keyPath = keyPath
+    self.shareKey = shareKey
     self.range = range
     self.refresh = refresh
     self.deliver = deliver
