@@ -36,7 +36,7 @@ extension Store {
   ) -> Subscription {
     core.subscribe(
       selecting: { state, last in
-        let value = select(state)
+        let value = select(state.pointee)
         return isDuplicate(last, value) ? nil : value
       },
       current: select, shareKey: nil, range: nil, initial: initial, observer)
@@ -59,7 +59,7 @@ extension Store {
   ) -> Subscription {
     core.subscribe(
       selecting: { state, last in
-        let value = selector(state)
+        let value = selector(state.pointee)
         return value == last ? nil : value
       },
       current: { selector($0) }, shareKey: .selector(ObjectIdentifier(selector)), range: nil,
@@ -82,7 +82,7 @@ extension Store {
     let seen = GenerationMark()
     return core.subscribe(
       selecting: { state, _ in
-        let (value, generation) = selector.evaluate(state)
+        let (value, generation) = selector.evaluate(state.pointee)
         return seen.advance(to: generation) ? value : nil
       },
       current: { state in

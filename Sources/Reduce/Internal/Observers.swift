@@ -77,13 +77,14 @@ final class ValueSink<State: Sendable, Value: Sendable>: Sink<State>, @unchecked
 /// dispatch turn (and by the subscribing thread, which holds the turn too).
 @usableFromInline
 final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable {
-  /// Reads the value and says whether it changed since `last`; `nil`: unchanged.
-  @usableFromInline let select: @Sendable (State, Value) -> Value?
+  /// Reads the value from the state at an address and says whether it changed since `last`;
+  /// `nil`: unchanged.
+  @usableFromInline let select: @Sendable (UnsafePointer<State>, Value) -> Value?
   /// The value after the last refresh.
   @usableFromInline var last: Value
 
   @usableFromInline
-  init(select: @escaping @Sendable (State, Value) -> Value?, initial: Value) {
+  init(select: @escaping @Sendable (UnsafePointer<State>, Value) -> Value?, initial: Value) {
     self.select = select
     self.last = initial
   }
@@ -102,9 +103,10 @@ final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable
     }
   }
 
-  /// Reads the value from the state; returns whether it changed, and keeps it.
+  /// Reads the value from the state (by address, as ``KeyPathValue/refresh(from:)``); returns
+  /// whether it changed, and keeps it.
   @inlinable
-  func refresh(from state: State) -> Bool {
+  func refresh(from state: UnsafePointer<State>) -> Bool {
     guard let value = select(state, last) else { return false }
     last = value
     return true
@@ -144,9 +146,12 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
   }
 
   /// Reads the value from the state; returns whether it differs from the last one, and keeps it.
+  ///
+  /// The state is passed by address: a closure of a generic type would otherwise take a copy
+  /// of the whole state (retaining every reference in it) to pass it indirectly.
   @inlinable
-  func refresh(from state: State) -> Bool {
-    let value = state[keyPath: path]
+  func refresh(from state: UnsafePointer<State>) -> Bool {
+    let value = state.pointee[keyPath: path]
     if value == last { return false }
     last = value
     return true
@@ -206,7 +211,7 @@ struct ScopedGroup<State: Sendable>: Sendable {
   /// refreshed only after actions whose mutators touched them.
   @usableFromInline let range: Range<Int>?
   /// Reads, compares and keeps the value; specialised where the subscription was made.
-  @usableFromInline let refresh: @Sendable (State) -> Bool
+  @usableFromInline let refresh: @Sendable (UnsafePointer<State>) -> Bool
   /// Calls the group's observers with the refreshed value; specialised like `refresh`.
   @usableFromInline let deliver: @Sendable ([Sink<State>]) -> Void
   @usableFromInline var sinks: [Sink<State>]
@@ -214,7 +219,7 @@ struct ScopedGroup<State: Sendable>: Sendable {
   @usableFromInline
   init(
     value: AnyObject & Sendable, shareKey: ShareKey?, range: Range<Int>?,
-    refresh: @escaping @Sendable (State) -> Bool,
+    refresh: @escaping @Sendable (UnsafePointer<State>) -> Bool,
     deliver: @escaping @Sendable ([Sink<State>]) -> Void, sinks: [Sink<State>]
   ) {
     self.value = value
