@@ -54,4 +54,40 @@ extension Mutator {
       access.handlerOfEveryAction(pure: reduce)
     }
   }
+
+  // MARK: Following a restore
+
+  /// Returns a copy of this mutator whose substate follows every ``ReplaceState``.
+  ///
+  /// No handler sees a `ReplaceState`: the store replaces the whole state itself (undo, time
+  /// travel, loading a file). A substate that depends on others (a selection that points into
+  /// the document) may then hold what no longer makes sense: a restored document without the
+  /// selected shape. `follow` runs right after the replacement, in the same step, with the
+  /// substate `inout` and the replaced state, and adapts the substate: no observer sees the
+  /// state in between, and no other action is needed.
+  ///
+  /// ```swift
+  /// let selection = Mutator(\Editor.selection) { (selection: inout Set<Int>, action: SelectAction) in
+  ///   if case .select(let id) = action { selection = [id] }
+  /// }
+  /// .onReplaceState { (selection: inout Set<Int>, editor) in
+  ///   selection.formIntersection(editor.document.shapes.map(\.id))
+  /// }
+  /// ```
+  ///
+  /// Followers run after every `ReplaceState` (also one inside a ``Batch``), in registration
+  /// order, each seeing the changes of the ones before; they cannot throw and, like reducers,
+  /// must not read the store.
+  ///
+  /// - Parameter follow: Adapts the substate to the state that replaced the old one.
+  /// - Returns: The mutator with the follower; a second follower is reported at registration
+  ///   as ``RegistrationError/duplicateHandler(key:action:)``.
+  @inlinable
+  public func onReplaceState<Substate>(
+    _ follow: @escaping @Sendable (inout Substate, State) -> Void
+  ) -> Mutator {
+    addingFollower(Substate.self) { (access: SubstateAccess<State, Substate>) in
+      access.follower(follow)
+    }
+  }
 }

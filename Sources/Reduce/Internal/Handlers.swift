@@ -148,6 +148,16 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     }
   }
 
+  /// A follower of `ReplaceState`: adapts the substate to the state that replaced the old one.
+  @inlinable
+  func follower(_ follow: @escaping @Sendable (inout Substate, State) -> Void) -> Handler<State>
+  where State: Sendable {
+    Handler(of: ReplaceState<State>.self, mayThrow: false) { state, _ in
+      let replaced = state
+      self.update(&state) { substate in follow(&substate, replaced) }
+    }
+  }
+
   /// Reads the substate.
   @inlinable
   func read(_ state: State) -> Substate {

@@ -18,7 +18,8 @@ final class Route<State>: Sendable {
   /// The bytes of `State` the steps may change, or nil when some step's are unknown.
   @usableFromInline let touched: [Range<Int>]?
   /// Whether this is the route of `ReplaceState<State>`, which no handler reduces: the store
-  /// replaces the whole state itself.
+  /// replaces the whole state itself, then runs the steps, the mutators' followers
+  /// (`Mutator.onReplaceState`).
   @usableFromInline let replacesState: Bool
   /// The keys of the steps' mutators, in order: what a `PendingChange` names.
   @usableFromInline let keys: [MutatorKey]
@@ -92,7 +93,13 @@ final class Registry<State: Sendable>: @unchecked Sendable {
       }
       routes.append((actionType, Route(steps)))
     }
-    routes.append((ObjectIdentifier(ReplaceState<State>.self), Route([], replacesState: true)))
+    let followers = entries.compactMap { entry in
+      entry.mutator.follower.map {
+        RouteStep(key: entry.mutator.key, handler: $0, range: entry.mutator.access.byteRange)
+      }
+    }
+    routes.append(
+      (ObjectIdentifier(ReplaceState<State>.self), Route(followers, replacesState: true)))
     self.routes = TypeTable(routes, missing: anyActionRoute)
   }
 
