@@ -4,7 +4,7 @@ extension Store {
   /// The observer is called at once with the current value (unless `initial` is false), then
   /// after every action that changed the value. The closure runs after every action that
   /// reached a handler; for a derived value that many observers share, or that is costly, use a
-  /// ``Selector``.
+  /// ``MemoizedSelector``.
   ///
   /// - Parameters:
   ///   - select: Derives the value from a state; it must not read the store.
@@ -53,7 +53,7 @@ extension Store {
   ///   - observer: Called with each new value.
   /// - Returns: The subscription; the observer stops when it is cancelled or deinitialised.
   public func subscribe<Value: Equatable & Sendable>(
-    to selector: Selector<State, Value>,
+    to selector: MemoizedSelector<State, Value>,
     initial: Bool = true,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> Subscription {
@@ -75,7 +75,7 @@ extension Store {
   ///   - observer: Called with each new value.
   /// - Returns: The subscription; the observer stops when it is cancelled or deinitialised.
   public func subscribe<Value: Sendable>(
-    to selector: Selector<State, Value>,
+    to selector: MemoizedSelector<State, Value>,
     initial: Bool = true,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> Subscription {
@@ -97,7 +97,7 @@ extension Store {
   ///
   /// - Parameter selector: The selector.
   /// - Returns: Its value for the current state, computed only if its inputs changed.
-  public func select<Value: Sendable>(_ selector: Selector<State, Value>) -> Value {
+  public func select<Value: Sendable>(_ selector: MemoizedSelector<State, Value>) -> Value {
     selector(state)
   }
 }

@@ -185,7 +185,7 @@ func selectorWorkload(readers: Int, target: Target?) -> Workload {
     "selector-readers-\(readers)", target: target,
     store: { count in
       let store = try Store(initialState: TenState(), mutators: tenMutators)
-      let selector = Selector(\TenState.s0, compute: slowDerive)
+      let selector = MemoizedSelector(\TenState.s0, compute: slowDerive)
       let subscriptions = (0..<readers).map { _ in
         store.subscribe(to: selector) { blackHole($0) }
       }

@@ -92,7 +92,7 @@ enum ComposingExample {
 
     let counts = Mutex<[Int]>([])
     let empties = Mutex<[Bool]>([])
-    let openCount = Selector(\TodoState.todos) { todos in
+    let openCount = MemoizedSelector(\TodoState.todos) { todos in
       todos.filter { !$0.isDone }.count
     }
     let badge = store.subscribe(to: openCount) { count in
@@ -153,7 +153,8 @@ enum ComposingExample {
     #expect(tested.title.withLock { $0 } == "Hello, Lin")
 
     // Derived, read-only scopes and memoized selectors.
-    let total = Selector(\AppState.cart.items, \AppState.profile.isPremium) { items, isPremium in
+    let total = MemoizedSelector(\AppState.cart.items, \AppState.profile.isPremium) {
+      items, isPremium in
       let sum = items.reduce(0) { $0 + $1.price }
       return isPremium ? sum * 9 / 10 : sum
     }

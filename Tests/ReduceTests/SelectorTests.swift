@@ -66,7 +66,7 @@ struct Opaque: Sendable {
     let path = Collected<Int>()
     let closure = Collected<Int>()
     let selected = Collected<Int>()
-    let doubled = Selector(\TestState.counter) { $0 * 2 }
+    let doubled = MemoizedSelector(\TestState.counter) { $0 * 2 }
     let subscriptions = [
       store.subscribe(initial: false) { whole.append($0.counter) },
       store.subscribe(to: \.counter, initial: false) { path.append($0) },
@@ -96,7 +96,7 @@ struct Opaque: Sendable {
   @Test("a selector computes once per change of its inputs, however many readers")
   func memoizedShared() throws {
     let store = try makeCounterStore()
-    let parity = Selector(\TestState.counter) { $0 % 2 }
+    let parity = MemoizedSelector(\TestState.counter) { $0 % 2 }
     let seen = Collected<Int>()
     let subscriptions = (0..<100).map { _ in store.subscribe(to: parity) { seen.append($0) } }
     #expect(parity.computations == 1)
@@ -114,8 +114,8 @@ struct Opaque: Sendable {
   @Test("a selector of two and three inputs recomputes when any of them changed")
   func severalInputs() throws {
     let store = try makeCounterStore()
-    let two = Selector(\TestState.counter, \TestState.name) { "\($1)\($0)" }
-    let three = Selector(
+    let two = MemoizedSelector(\TestState.counter, \TestState.name) { "\($1)\($0)" }
+    let three = MemoizedSelector(
       \TestState.counter, \TestState.name, { $0.items.count },
       compute: { $0 + $1.count + $2 })
     #expect(store.select(two) == "0")
@@ -131,7 +131,7 @@ struct Opaque: Sendable {
   @Test("observers of a non-Equatable selector are called after each computation")
   func nonEquatableSelector() throws {
     let store = try makeCounterStore()
-    let items = Selector(\TestState.items) { Opaque(items: $0) }
+    let items = MemoizedSelector(\TestState.items) { Opaque(items: $0) }
     let seen = Collected<[Int]>()
     let subscription = store.subscribe(to: items) { seen.append($0.items) }
     store.dispatch(Append(value: 1))
@@ -145,7 +145,7 @@ struct Opaque: Sendable {
   func sharedAcrossStores() throws {
     let first = try makeCounterStore()
     let second = try makeCounterStore()
-    let doubled = Selector(\TestState.counter) { $0 * 2 }
+    let doubled = MemoizedSelector(\TestState.counter) { $0 * 2 }
     let a = Collected<Int>()
     let b = Collected<Int>()
     let subscriptions = [

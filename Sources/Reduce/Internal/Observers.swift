@@ -71,7 +71,7 @@ final class ValueSink<State: Sendable, Value: Sendable>: Sink<State>, @unchecked
 }
 
 /// The last value a selector gave, shared by every observer of that selector: a closure, or a
-/// ``Selector`` whose observers share one evaluation per action.
+/// ``MemoizedSelector`` whose observers share one evaluation per action.
 ///
 /// `@unchecked Sendable`: `last` is read and written only by the thread holding the store's
 /// dispatch turn (and by the subscribing thread, which holds the turn too).
@@ -166,9 +166,9 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
 enum ShareKey: Hashable, @unchecked Sendable {
   /// A key path: observers of equal key paths share.
   case path(AnyKeyPath)
-  /// A ``Selector`` of an `Equatable` value, by identity.
+  /// A ``MemoizedSelector`` of an `Equatable` value, by identity.
   case selector(ObjectIdentifier)
-  /// A ``Selector`` whose observers are called after each of its computations.
+  /// A ``MemoizedSelector`` whose observers are called after each of its computations.
   case generations(ObjectIdentifier)
   /// A scoped store's substate, by its key path from the root.
   case scope(AnyKeyPath)
@@ -204,7 +204,7 @@ enum ShareKey: Hashable, @unchecked Sendable {
 struct ScopedGroup<State: Sendable>: Sendable {
   /// The shared last value (a ``KeyPathValue`` or a ``SelectedValue``), by identity.
   @usableFromInline let value: AnyObject & Sendable
-  /// What observers of the same value share the group by: a key path, or a ``Selector``'s
+  /// What observers of the same value share the group by: a key path, or a ``MemoizedSelector``'s
   /// identity; nil for a closure, which nothing shares.
   @usableFromInline let shareKey: ShareKey?
   /// The bytes of `State` the value occupies, for a stored-property path: the group is

@@ -8,7 +8,7 @@ import Synchronization
 /// computed once per change of its inputs.
 ///
 /// ```swift
-/// let openCount = Selector(\TodoState.todos) { todos in
+/// let openCount = MemoizedSelector(\TodoState.todos) { todos in
 ///   todos.filter { !$0.isDone }.count
 /// }
 /// let subscription = store.subscribe(to: openCount) { count in print(count, "open") }
@@ -18,7 +18,7 @@ import Synchronization
 /// A selector may be shared by several stores and read from any thread. It keeps the inputs
 /// and value of its last computation; two threads that read it with new inputs at once may both
 /// compute.
-public final class Selector<State: Sendable, Value: Sendable>: Sendable {
+public final class MemoizedSelector<State: Sendable, Value: Sendable>: Sendable {
   /// The value for a state, and the number of the computation that made it.
   @usableFromInline let evaluate: @Sendable (State) -> (value: Value, generation: UInt64)
   private let tally: Tally
