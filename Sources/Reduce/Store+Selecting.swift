@@ -37,7 +37,9 @@ extension Store {
     core.subscribe(
       selecting: { state, last in
         let value = select(state.pointee)
-        return isDuplicate(last, value) ? nil : value
+        if isDuplicate(last, value) { return false }
+        last = value
+        return true
       },
       current: select, shareKey: nil, range: nil, initial: initial, observer)
   }
@@ -60,7 +62,9 @@ extension Store {
     core.subscribe(
       selecting: { state, last in
         let value = selector(state.pointee)
-        return value == last ? nil : value
+        if value == last { return false }
+        last = value
+        return true
       },
       current: { selector($0) }, shareKey: .selector(ObjectIdentifier(selector)), range: nil,
       initial: initial, observer)
@@ -81,9 +85,11 @@ extension Store {
   ) -> Subscription {
     let seen = GenerationMark()
     return core.subscribe(
-      selecting: { state, _ in
+      selecting: { state, last in
         let (value, generation) = selector.evaluate(state.pointee)
-        return seen.advance(to: generation) ? value : nil
+        guard seen.advance(to: generation) else { return false }
+        last = value
+        return true
       },
       current: { state in
         let (value, generation) = selector.evaluate(state)

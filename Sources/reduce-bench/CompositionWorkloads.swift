@@ -3,9 +3,13 @@ import Reduce
 // MARK: Scoped stores: 100 children, 1,000 scoped observers
 
 /// One child feature's state.
+///
+/// Plain values, no reference-counted field: `dispatch` returns a copy of the state, and a
+/// hundred strings would make each copy cost more than the observers measured here (see "The
+/// returned state" in Guides/Performance.md; `family-100` is the same store without observers).
 struct Kid: Equatable, Sendable {
   var count = 0
-  var label = "kid"
+  var tag = 7
 }
 
 /// Ten children, stored properties, so that each child has its own bytes in the state.
@@ -157,6 +161,14 @@ func compositionWorkloads() -> [Workload] {
           for index in 0..<count { dispatchPoke(store, index) }
           blackHole(subscriptions)
         }
+      },
+      baseline: familyBaseline),
+    Workload(
+      "family-100",
+      store: { count in
+        // `scoped-1000`'s store without its observers: what its dispatches cost by themselves.
+        let store = try Store(initialState: Family(), mutators: familyMutators)
+        return { for index in 0..<count { dispatchPoke(store, index) } }
       },
       baseline: familyBaseline),
     selectorWorkload(readers: 1, target: nil),

@@ -77,14 +77,15 @@ final class ValueSink<State: Sendable, Value: Sendable>: Sink<State>, @unchecked
 /// dispatch turn (and by the subscribing thread, which holds the turn too).
 @usableFromInline
 final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable {
-  /// Reads the value from the state at an address and says whether it changed since `last`;
-  /// `nil`: unchanged.
-  @usableFromInline let select: @Sendable (UnsafePointer<State>, Value) -> Value?
+  /// Reads the value from the state at an address and, when it changed since `last`, writes it
+  /// there and returns true. (In place rather than an optional result: code not specialised
+  /// for `Value` would look up the optional's type at every call.)
+  @usableFromInline let select: @Sendable (UnsafePointer<State>, inout Value) -> Bool
   /// The value after the last refresh.
   @usableFromInline var last: Value
 
   @usableFromInline
-  init(select: @escaping @Sendable (UnsafePointer<State>, Value) -> Value?, initial: Value) {
+  init(select: @escaping @Sendable (UnsafePointer<State>, inout Value) -> Bool, initial: Value) {
     self.select = select
     self.last = initial
   }
@@ -107,9 +108,7 @@ final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable
   /// whether it changed, and keeps it.
   @inlinable
   func refresh(from state: UnsafePointer<State>) -> Bool {
-    guard let value = select(state, last) else { return false }
-    last = value
-    return true
+    select(state, &last)
   }
 }
 
@@ -122,12 +121,15 @@ final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable
 @usableFromInline
 final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @unchecked Sendable {
   @usableFromInline let path: KeyPath<State, Value>
+  /// Where the value is stored in `State`, for a path of stored properties.
+  @usableFromInline let offset: Int?
   /// The value after the last refresh.
   @usableFromInline var last: Value
 
   @usableFromInline
   init(path: KeyPath<State, Value>, initial: Value) {
     self.path = path
+    self.offset = MemoryLayout<State>.offset(of: path)
     self.last = initial
   }
 
@@ -151,7 +153,7 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
   /// of the whole state (retaining every reference in it) to pass it indirectly.
   @inlinable
   func refresh(from state: UnsafePointer<State>) -> Bool {
-    let value = state.pointee[keyPath: path]
+    let value = readValue(at: path, offset: offset, in: state)
     if value == last { return false }
     last = value
     return true
@@ -245,9 +247,56 @@ struct Observers<State: Sendable>: Sendable {
   @usableFromInline var whole: [Sink<State>] = []
   @usableFromInline var changes: [Sink<State>] = []
   @usableFromInline var groups: [ScopedGroup<State>] = []
+  /// The indices of the groups without bytes, which every action may have changed.
+  @usableFromInline var unranged: [Int] = []
+  /// The indices of the groups with bytes, by the lower bound of their range.
+  @usableFromInline var ranged: [Int] = []
+  /// The lower bounds of the ranges of `ranged`, in its order, for a binary search.
+  @usableFromInline var lowerBounds: [Int] = []
+  /// The length of the longest range of `ranged`.
+  @usableFromInline var longest = 0
 
   @usableFromInline
   init() {}
+
+  /// Indexes the groups by their bytes, after a change of the groups.
+  mutating func reindex() {
+    unranged = groups.indices.filter { groups[$0].range == nil }
+    ranged = groups.indices.filter { groups[$0].range != nil }.sorted {
+      (groups[$0].range?.lowerBound ?? 0, $0) < (groups[$1].range?.lowerBound ?? 0, $1)
+    }
+    lowerBounds = ranged.map { groups[$0].range?.lowerBound ?? 0 }
+    longest = ranged.map { groups[$0].range?.count ?? 0 }.max() ?? 0
+  }
+
+  /// Calls `body` with the index of each group that an action whose mutators touched `touched`
+  /// (nil: unknown) may have changed, once each.
+  ///
+  /// - Complexity: For one touched range, O(log *g* + *k*), where *g* is the number of groups
+  ///   with bytes and *k* the number of groups without bytes or near the range; otherwise O(*g*).
+  @inlinable
+  func forEachCandidate(_ touched: [Range<Int>]?, _ body: (Int) -> Void) {
+    guard let touched, touched.count == 1 else {
+      for index in groups.indices where groups[index].mayHaveChanged(touched) { body(index) }
+      return
+    }
+    let target = touched[0]
+    for index in unranged { body(index) }
+    // A group overlaps the range only if it starts after `target.lowerBound - longest`.
+    let after = target.lowerBound - longest
+    var low = 0
+    var high = lowerBounds.count
+    while low < high {
+      let middle = (low + high) / 2
+      if lowerBounds[middle] > after { high = middle } else { low = middle + 1 }
+    }
+    var position = low
+    while position < lowerBounds.count, lowerBounds[position] < target.upperBound {
+      let index = ranged[position]
+      if let range = groups[index].range, range.overlaps(target) { body(index) }
+      position += 1
+    }
+  }
 
   @inlinable var isEmpty: Bool { whole.isEmpty && changes.isEmpty && groups.isEmpty }
 
@@ -278,4 +327,17 @@ struct Observers<State: Sendable>: Sendable {
     }
     return false
   }
+}
+
+/// The value at `path` in the state at `root`.
+///
+/// A stored property (`offset`, from `MemoryLayout.offset(of:)`) is read where it lies, copying
+/// the value alone; a key-path projection, where the code is not specialised for `Root`, would
+/// first copy the whole root state to pass it on.
+@inlinable
+func readValue<Root, Value>(
+  at path: KeyPath<Root, Value>, offset: Int?, in root: UnsafePointer<Root>
+) -> Value {
+  guard let offset else { return root.pointee[keyPath: path] }
+  return (UnsafeRawPointer(root) + offset).assumingMemoryBound(to: Value.self).pointee
 }

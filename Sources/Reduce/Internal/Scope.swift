@@ -76,7 +76,8 @@ final class RootScope<Root: Sendable, State: Sendable>: ScopeEngine, @unchecked 
     self.isDuplicate = isDuplicate
     if let path {
       let sendable = SendablePath(path)
-      self.read = { $0.pointee[keyPath: sendable.path] }
+      let offset = MemoryLayout<Root>.offset(of: path)
+      self.read = { readValue(at: sendable.path, offset: offset, in: $0) }
     } else {
       self.read = { derive($0.pointee) }
     }
@@ -103,12 +104,13 @@ final class RootScope<Root: Sendable, State: Sendable>: ScopeEngine, @unchecked 
     initial: Bool, finish: (@Sendable () -> Void)?, _ observer: @escaping @Sendable (State) -> Void
   ) -> Subscription {
     let read = read
-    let isDuplicate = isDuplicate
+    let isDuplicate = isDuplicate ?? { _, _ in false }
     return store.core.subscribe(
       selecting: { root, last in
         let value = read(root)
-        if let isDuplicate, isDuplicate(last, value) { return nil }
-        return value
+        if isDuplicate(last, value) { return false }
+        last = value
+        return true
       },
       current: derive, shareKey: path.map { .scope($0) }, range: range, initial: initial,
       finish: finish, observer)
@@ -126,7 +128,9 @@ final class RootScope<Root: Sendable, State: Sendable>: ScopeEngine, @unchecked 
     return store.core.subscribe(
       selecting: { root, last in
         let value = derive(root.pointee)[keyPath: keyPath]
-        return value == last ? nil : value
+        if value == last { return false }
+        last = value
+        return true
       },
       current: { derive($0)[keyPath: keyPath] }, shareKey: nil, range: nil, initial: initial,
       finish: finish, observer)
@@ -142,7 +146,9 @@ final class RootScope<Root: Sendable, State: Sendable>: ScopeEngine, @unchecked 
     return store.core.subscribe(
       selecting: { root, last in
         let value = select(read(root))
-        return isDuplicate(last, value) ? nil : value
+        if isDuplicate(last, value) { return false }
+        last = value
+        return true
       },
       current: { select(derive($0)) }, shareKey: nil, range: range, initial: initial, observer)
   }

@@ -8,6 +8,7 @@ extension StoreCore {
   ) -> R {
     var observers = fields.observers?.observers ?? Observers()
     let result = body(&observers)
+    observers.reindex()
     fields.observers = observers.isEmpty ? nil : ObserverSnapshot(observers)
     return result
   }
@@ -90,8 +91,8 @@ extension StoreCore {
   /// `initial`).
   ///
   /// - Parameters:
-  ///   - select: Reads the value from a state and says whether it changed since the last one
-  ///     (nil: unchanged); a selector's `select` evaluates it once for all its observers.
+  ///   - select: Reads the value from a state and, when it changed since the last one, keeps it
+  ///     and returns true; a selector's `select` evaluates it once for all its observers.
   ///   - current: Reads the value now, when no observer of `shareKey` keeps one.
   ///   - shareKey: What observers of the same value share one evaluation by; nil: none.
   ///   - range: The bytes of `State` the value depends on, when known.
@@ -101,7 +102,7 @@ extension StoreCore {
   /// - Returns: The subscription.
   @inlinable
   func subscribe<Value: Sendable>(
-    selecting select: @escaping @Sendable (UnsafePointer<State>, Value) -> Value?,
+    selecting select: @escaping @Sendable (UnsafePointer<State>, inout Value) -> Bool,
     current: (State) -> Value, shareKey: ShareKey?, range: Range<Int>?,
     initial: Bool, finish: (@Sendable () -> Void)? = nil,
     _ observer: @escaping @Sendable (Value) -> Void
@@ -224,16 +225,16 @@ extension StoreCore {
     if old != nil, !observers.changes.isEmpty { due.append(observers.changes) }
     let othersDue = !due.isEmpty
     var lastGroup: ScopedGroup<State>?
-    // By index, the bytes checked first: a copy of each group (as `for group in` makes) would
-    // retain its closures and sinks, which for a hundred scoped paths cost more than the rest.
-    for index in observers.groups.indices {
-      guard observers.groups[index].mayHaveChanged(touched) else { continue }
+    // Only the groups whose bytes the action's mutators touched, found by a binary search of
+    // the groups by their bytes, and by index: a copy of each group would retain its closures
+    // and sinks.
+    observers.forEachCandidate(touched) { index in
       // By address: holding the turn, this thread alone changes the state, and no reducer runs
       // while observers are told.
       let changed = withUnsafePointer(to: &local.pointee.state) {
         observers.groups[index].refresh($0)
       }
-      guard changed else { continue }
+      guard changed else { return }
       due.append(observers.groups[index].sinks)
       lastGroup = observers.groups[index]
     }
