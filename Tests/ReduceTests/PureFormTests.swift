@@ -68,6 +68,15 @@ enum NameAction: Action {
     #expect(try store.dispatch(NameAction.named("x")).get() == LogState(log: ["single"], count: 1))
   }
 
+  @Test("a pure handler added with .on and a trailing closure resolves")
+  func trailingOn() throws {
+    let count = Mutator(\LogState.count) { (state: LogState, _: NameAction) in state.count + 1 }
+      .on(Increment.self) { (state: LogState, action) in state.count + action.by }
+    let store = try Store(initialState: LogState(), mutators: [count])
+    _ = try store.dispatch(NameAction.cleared).get()
+    #expect(try store.dispatch(Increment(by: 5)).get().count == 6)
+  }
+
   @Test("the pure forms of any action with a trailing closure resolve")
   func trailingAnyAction() throws {
     let keyPath = Mutator(\.count) { (state: LogState, action: any Action) in state.count + 1 }
