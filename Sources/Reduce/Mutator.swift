@@ -50,7 +50,9 @@ public struct Mutator<State: Sendable>: Sendable {
   @usableFromInline let access: SubstateAccessBase<State>
   let keyIsDefault: Bool
   private(set) var handlers: [Handler<State>] = []
-  private(set) var handlerProblem: RegistrationError?
+  /// Adapts the substate after a `ReplaceState` (``onReplaceState(_:)``); nil: left as replaced.
+  var follower: Handler<State>?
+  var handlerProblem: RegistrationError?
 
   @usableFromInline
   init<Substate>(key: MutatorKey?, lens: Lens<State, Substate>) {
@@ -264,6 +266,26 @@ public struct Mutator<State: Sendable>: Sendable {
     adding(Substate.self, A.self) { (access: SubstateAccess<State, Substate>) in
       access.handler(of: A.self, validate: validate, reduce: reduce)
     }
+  }
+
+  @usableFromInline
+  func addingFollower<Substate>(
+    _ substate: Substate.Type, _ make: (SubstateAccess<State, Substate>) -> Handler<State>
+  ) -> Mutator {
+    var copy = self
+    guard copy.handlerProblem == nil else { return copy }
+    if let typed = access as? SubstateAccess<State, Substate> {
+      if copy.follower != nil {
+        copy.handlerProblem = .duplicateHandler(key: key, action: "ReplaceState (onReplaceState)")
+      } else {
+        copy.follower = make(typed)
+      }
+    } else {
+      copy.handlerProblem = .substateMismatch(
+        key: key, expected: String(describing: access.substateType),
+        found: String(describing: Substate.self))
+    }
+    return copy
   }
 
   @usableFromInline

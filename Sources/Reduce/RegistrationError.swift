@@ -5,7 +5,8 @@ public enum RegistrationError: Error, Equatable, Sendable {
   /// Another mutator of the store already has this key.
   case duplicateKey(MutatorKey)
   /// The mutator's substate overlaps the substate of the mutator with key `existing`:
-  /// the same key path, or one inside the other (`\.doc` and `\.doc.title`).
+  /// the same key path, one inside the other (`\.doc` and `\.doc.title`), one lens, or paths
+  /// a lens declares (`Lens(covering:get:set:)`), whatever the mutators' forms.
   case overlappingSubstate(key: MutatorKey, existing: MutatorKey)
   /// The mutator has two handlers for one action type (or two handlers for every action).
   case duplicateHandler(key: MutatorKey, action: String)
@@ -32,7 +33,7 @@ extension RegistrationError: CustomStringConvertible {
     case .duplicateKey(let key):
       "A mutator with key '\(key)' is already registered; give this one another key, or unregister the first."
     case .overlappingSubstate(let key, let existing):
-      "Mutator '\(key)' reduces storage that mutator '\(existing)' already reduces; one substate has one mutator: merge their handlers into one mutator."
+      "Mutator '\(key)' reduces storage that mutator '\(existing)' already reduces; one substate has one mutator: merge their handlers into one mutator with .on(_:), or unregister '\(existing)' first."
     case .duplicateHandler(let key, let action):
       "Mutator '\(key)' has two handlers for \(action); keep one handler per action type."
     case .substateMismatch(let key, let expected, let found):

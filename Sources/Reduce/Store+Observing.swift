@@ -7,10 +7,15 @@ extension Store {
   /// contention the thread that carried the action out) before that action's dispatch returns,
   /// in dispatch order and subscription order.
   ///
-  /// - Parameter observer: Called with each state.
+  /// - Parameters:
+  ///   - initial: Whether the observer is called at once with the current state; false: only
+  ///     after changes.
+  ///   - observer: Called with each state.
   /// - Returns: The subscription; the observer stops when it is cancelled or deinitialised.
-  public func subscribe(_ observer: @escaping @Sendable (State) -> Void) -> Subscription {
-    core.subscribe(observer)
+  public func subscribe(initial: Bool = true, _ observer: @escaping @Sendable (State) -> Void)
+    -> Subscription
+  {
+    core.subscribe(initial: initial, observer)
   }
 
   /// Observes one value of the state.
@@ -21,13 +26,16 @@ extension Store {
   ///
   /// - Parameters:
   ///   - keyPath: The value's path.
+  ///   - initial: Whether the observer is called at once with the current value; false: only
+  ///     after changes.
   ///   - observer: Called with each new value.
   /// - Returns: The subscription; the observer stops when it is cancelled or deinitialised.
   public func subscribe<Value: Equatable & Sendable>(
     to keyPath: KeyPath<State, Value> & Sendable,
+    initial: Bool = true,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> Subscription {
-    core.subscribe(to: keyPath, observer)
+    core.subscribe(to: keyPath, initial: initial, observer)
   }
 
   /// Observes every change with the action that made it and the states before and after.

@@ -87,8 +87,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
   /// Checks that every top-level stored property of the state has a key-path mutator.
   ///
   /// A property is covered when it is the first component of some key-path mutator's path
-  /// (`\.doc.title` covers `doc`). Zero-sized properties hold no state and need none. Lens
-  /// mutators built from closures cover nothing.
+  /// (`\.doc.title` covers `doc`), or of a path a lens mutator declares
+  /// (`Lens(covering:get:set:)`). Zero-sized properties hold no state and need none. A lens
+  /// built from closures without `covering:` covers nothing.
   ///
   /// - Throws: ``RegistrationError/missingMutators(_:)`` naming every uncovered property.
   public func validateCoverage() throws(RegistrationError) {

@@ -274,5 +274,6 @@ func subscribersWorkload(_ subscribers: Int, target: Target?) -> Workload {
 }
 
 func allWorkloads() -> [Workload] {
-  coreWorkloads() + concurrentWorkloads() + pluginWorkloads() + auditWorkloads()
+  coreWorkloads() + compositionWorkloads() + concurrentWorkloads() + pluginWorkloads()
+    + auditWorkloads()
 }

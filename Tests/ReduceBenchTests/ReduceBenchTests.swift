@@ -49,7 +49,8 @@ enum BenchCommand {
     let expected: Set = [
       "counter", "counter+3mw", "ten-substates", "subscribers-100", "subscribers-1000",
       "mutators-100", "large-array", "contended-8", "send-1000", "thunk", "thunk-sync", "throttle",
-      "logging-json", "logging-text", "undo", "custom-recorder",
+      "logging-json", "logging-text", "undo", "custom-recorder", "scoped-1000",
+      "selector-readers-1", "selector-readers-1000", "closure-readers-1000",
     ]
     #expect(expected.isSubset(of: names))
   }
@@ -91,8 +92,8 @@ enum BenchCommand {
     let names = result.standardOutput.split(separator: "\n").map(String.init)
     #expect(
       names == [
-        "counter", "ten-substates", "subscribers-100", "subscribers-1000", "thunk-sync", "undo",
-        "custom-recorder",
+        "counter", "ten-substates", "subscribers-100", "subscribers-1000", "scoped-1000",
+        "selector-readers-1", "selector-readers-1000", "thunk-sync", "undo", "custom-recorder",
       ])
   }
 

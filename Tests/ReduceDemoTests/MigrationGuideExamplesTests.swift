@@ -5,32 +5,11 @@ import Testing
 
 // The Reduce side of Guides/MigratingFromRxReduce.md, compiled and run. Keep the two in step.
 
-// MARK: From RxReduce
+// MARK: From RxReduce, idiomatic
+//
+// RxReduce's README code itself is in RxReduceReadmeExamples.swift.
 
-struct TestState: Equatable, Sendable {
-  var counterState: CounterState
-  var userState: UserState
-}
-
-enum CounterState: Equatable, Sendable {
-  case empty
-  case increasing(Int)
-  case decreasing(Int)
-}
-
-enum UserState: Equatable, Sendable {
-  case loggedIn(name: String)
-  case loggedOut
-}
-
-enum AppAction: Action {
-  case increase(increment: Int)
-  case decrease(decrement: Int)
-  case logUser(user: String)
-  case clear
-}
-
-func counterReduce(state: TestState, action: AppAction) -> CounterState {
+func typedCounterReduce(state: TestState, action: AppAction) -> CounterState {
   var currentCounter = 0
   switch state.counterState {
   case .decreasing(let counter), .increasing(let counter):
@@ -50,9 +29,9 @@ func counterReduce(state: TestState, action: AppAction) -> CounterState {
   }
 }
 
-let counterMutator = Mutator(\TestState.counterState, reduce: counterReduce)
+let typedCounterMutator = Mutator(\TestState.counterState, reduce: typedCounterReduce)
 
-let userMutator = Mutator(\TestState.userState) { (user: inout UserState, action: AppAction) in
+let typedUserMutator = Mutator(\TestState.userState) { (user: inout UserState, action: AppAction) in
   switch action {
   case .logUser(let name): user = .loggedIn(name: name)
   case .clear: user = .loggedOut
@@ -60,14 +39,10 @@ let userMutator = Mutator(\TestState.userState) { (user: inout UserState, action
   }
 }
 
-let userLens = Lens<TestState, UserState>(
-  get: { testState in testState.userState },
-  set: { testState, userState in testState.userState = userState })
-
 func makeTestStore() throws -> Store<TestState> {
   let store = try Store(initialState: TestState(counterState: .empty, userState: .loggedOut))
-  try store.register(counterMutator)
-  try store.register(userMutator)
+  try store.register(typedCounterMutator)
+  try store.register(typedUserMutator)
   try store.validateCoverage()  // RxReduce's "one mutator per substate", checked when you ask
   return store
 }
@@ -120,6 +95,33 @@ func makeMainStore() throws -> Store<CounterApp> {
     #expect(state == TestState(counterState: .increasing(10), userState: .loggedOut))
     store.dispatch(AppAction.logUser(user: "Spock"))
     #expect(store.state.userState == .loggedIn(name: "Spock"))
+  }
+
+  @Test("RxReduce's README sample, as written, reduces and observes as RxReduce did")
+  func rxReduceReadme() throws {
+    let (states, observed) = try rxReduceReadmeSample()
+    #expect(
+      states == [
+        TestState(counterState: .increasing(10), userState: .loggedOut),
+        TestState(counterState: .decreasing(15), userState: .loggedOut),
+      ])
+    #expect(
+      observed.map(\.counterState) == [.empty, .increasing(10), .increasing(20), .decreasing(15)])
+  }
+
+  @Test("RxReduce's reducers see every action and leave their substate for others")
+  func rxReduceReducersSeeEveryAction() throws {
+    let store = try Store(
+      initialState: TestState(counterState: .increasing(3), userState: .loggedOut),
+      mutators: [
+        Mutator(key: "counter", lens: counterLens, reduce: counterReduce),
+        Mutator(\TestState.userState, reduce: userReduce),
+      ])
+    let state = try store.dispatch(AppAction.logUser(user: "Uhura")).get()
+    #expect(state == TestState(counterState: .increasing(3), userState: .loggedIn(name: "Uhura")))
+    #expect(
+      try store.dispatch(AppAction.clear).get()
+        == TestState(counterState: .empty, userState: .loggedOut))
   }
 
   @Test("an array of actions is dispatched in order, each on its own")

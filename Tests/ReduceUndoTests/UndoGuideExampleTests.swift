@@ -144,3 +144,62 @@ extension UndoGuideExampleTests {
     #expect(await lines.value == ["Undo Typing", "Nothing to undo"])
   }
 }
+
+/// The types of Guides/Undo.md, "Following a restore".
+enum FollowingExample {
+  struct Canvas: Equatable, Sendable {
+    var document = Drawing()
+    var selection: Set<Int> = []
+  }
+
+  struct Drawing: Equatable, Sendable {
+    var shapes: [Int] = []
+  }
+
+  enum DrawAction: Action {
+    case added(Int)
+  }
+
+  enum SelectAction: Action {
+    case selected(Int)
+  }
+}
+
+@Suite struct UndoFollowingGuideExampleTests {
+  @Test("Undo guide, Following a restore: undo removes the selected shape and its selection")
+  func selectionFollowsUndo() throws {
+    typealias Canvas = FollowingExample.Canvas
+    typealias Drawing = FollowingExample.Drawing
+    typealias DrawAction = FollowingExample.DrawAction
+    typealias SelectAction = FollowingExample.SelectAction
+
+    let drawing = Mutator(\Canvas.document) { (drawing: inout Drawing, action: DrawAction) in
+      if case .added(let id) = action { drawing.shapes.append(id) }
+    }
+    let selection = Mutator(\Canvas.selection) {
+      (selection: inout Set<Int>, action: SelectAction) in
+      if case .selected(let id) = action { selection = [id] }
+    }
+    .onReplaceState { (selection: inout Set<Int>, canvas) in
+      selection.formIntersection(canvas.document.shapes)
+    }
+
+    let undo = try UndoMiddleware<Canvas>(scope: \.document)
+    let store = try Store(
+      initialState: Canvas(), mutators: [drawing, selection], middleware: [undo])
+    let selections = Locked<[Set<Int>]>([])
+    let subscription = store.subscribe(to: \.selection) { value in
+      selections.withLock { $0.append(value) }
+    }
+    store.dispatch(DrawAction.added(1))
+    store.dispatch(DrawAction.added(2))
+    store.dispatch(SelectAction.selected(2))
+    store.dispatch(UndoAction.undo)  // shape 2 is gone, and so is its selection
+    #expect(store.state == Canvas(document: Drawing(shapes: [1]), selection: []))
+    #expect(selections.withLock { $0 } == [[], [2], []])
+    // Redo brings the shape back; the selection, rightly, stays empty.
+    store.dispatch(UndoAction.redo)
+    #expect(store.state == Canvas(document: Drawing(shapes: [1, 2]), selection: []))
+    subscription.cancel()
+  }
+}

@@ -23,7 +23,9 @@ struct HistoryModel {
   /// An action that reached the reducers changed the tracked state from `present` to `after`.
   mutating func changed(to after: Document, records: Bool, key: String?) {
     defer { present = after }
-    guard after != present, records else { return }
+    // A step back to the newest recorded state (filtered changes undone by a recorded action)
+    // is no step: it would undo nothing and drop the redo future.
+    guard after != present, records, after != recorded[position] else { return }
     recorded.removeSubrange((position + 1)...)
     if let key, key == openKey {
       recorded[position] = after

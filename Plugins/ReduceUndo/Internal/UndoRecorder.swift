@@ -201,6 +201,16 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
         return Released()
       }
     }
+    // With a filter, actions filtered out may have moved the value away from the newest recorded
+    // step, and this one may bring it back: a step from a value to the same value would undo
+    // nothing and drop the redo future. (Without a filter the newest recorded value is the value
+    // before the action, already compared.) The copy is compared, and released, outside the lock.
+    if options.filter != nil,
+      let last = book.withLock({ $0.stay === stay ? $0.history.recorded : nil }),
+      last == reduction.after
+    {
+      return false
+    }
     let key = options.groupBy?(reduction.action).map(GroupKey.init)
     // One lock hold when deciding needs no user code (no `groupBy` keys to compare, no `label`
     // to run); otherwise the open group is read first, to decide outside the lock. Only this

@@ -15,9 +15,14 @@ class SubstateAccessBase<State>: @unchecked Sendable {
   let pathDescription: String?
   /// Whether a value (from `Mirror`) can be the substate.
   let isSubstate: @Sendable (Any) -> Bool
+  /// The storage the substate is known to occupy: the key path, or the paths a lens declares.
+  let footprint: [Footprint]
+  /// The identity of a lens built from closures, shared by its copies.
+  let lensIdentity: ObjectIdentifier?
 
   init(
     substateType: Any.Type, keyPath: AnyKeyPath?, byteRange: Range<Int>?,
+    footprint: [Footprint], lensIdentity: ObjectIdentifier?,
     isSubstate: @escaping @Sendable (Any) -> Bool
   ) {
     self.substateType = substateType
@@ -25,14 +30,41 @@ class SubstateAccessBase<State>: @unchecked Sendable {
     self.keyPath = keyPath
     self.byteRange = byteRange
     self.pathDescription = keyPath.map { String(describing: $0) }
+    self.footprint = footprint
+    self.lensIdentity = lensIdentity
   }
 
-  /// Whether the two accesses provably address overlapping storage.
+  /// Whether the two accesses provably address overlapping storage: one lens, the same key
+  /// path, or overlapping bytes of two stored-property paths.
   func overlaps(_ other: SubstateAccessBase<State>) -> Bool {
-    if let lhs = keyPath, let rhs = other.keyPath, lhs == rhs { return true }
-    guard let lhs = byteRange, let rhs = other.byteRange, !lhs.isEmpty, !rhs.isEmpty else {
-      return false
+    if let lhs = lensIdentity, let rhs = other.lensIdentity, lhs == rhs { return true }
+    for lhs in footprint {
+      for rhs in other.footprint where lhs.overlaps(rhs) { return true }
     }
+    return false
+  }
+}
+
+/// One key path a mutator's substate occupies, with its bytes when it is a stored-property
+/// path.
+struct Footprint: @unchecked Sendable {
+  // `@unchecked Sendable`: the key path is immutable and was `Sendable` when it was given.
+  let keyPath: AnyKeyPath
+  let range: Range<Int>?
+  /// Whether a value (from `Mirror`) can be the value at the key path.
+  let isValue: @Sendable (Any) -> Bool
+
+  init<State>(_ path: PartialKeyPath<State> & Sendable, in state: State.Type) {
+    keyPath = path
+    let valueType = type(of: path).valueType
+    func size<Value>(_ type: Value.Type) -> Int { MemoryLayout<Value>.size }
+    range = MemoryLayout<State>.offset(of: path).map { $0..<($0 + size(valueType)) }
+    isValue = { type(of: $0) == valueType }
+  }
+
+  func overlaps(_ other: Footprint) -> Bool {
+    if keyPath == other.keyPath { return true }
+    guard let lhs = range, let rhs = other.range, !lhs.isEmpty, !rhs.isEmpty else { return false }
     return lhs.overlaps(rhs)
   }
 }
@@ -53,6 +85,8 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     let range = storedOffset.map { $0..<($0 + MemoryLayout<Substate>.size) }
     super.init(
       substateType: Substate.self, keyPath: lens.keyPath, byteRange: range,
+      footprint: lens.covered.map { Footprint($0, in: State.self) },
+      lensIdentity: lens.identity.map(ObjectIdentifier.init),
       isSubstate: { $0 is Substate })
   }
 
@@ -100,6 +134,27 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
   ) -> Handler<State> {
     Handler(of: nil, mayThrow: E.self != Never.self) { state, action in
       try self.update(&state) { substate throws(E) in try reduce(&substate, action) }
+    }
+  }
+
+  /// A handler of every action from a pure reducer, which returns the new substate.
+  @inlinable
+  func handlerOfEveryAction<E: Error>(
+    pure reduce: @escaping @Sendable (State, any Action) throws(E) -> Substate
+  ) -> Handler<State> {
+    Handler(of: nil, mayThrow: E.self != Never.self) { state, action in
+      let substate = try reduce(state, action)
+      self.update(&state) { $0 = substate }
+    }
+  }
+
+  /// A follower of `ReplaceState`: adapts the substate to the state that replaced the old one.
+  @inlinable
+  func follower(_ follow: @escaping @Sendable (inout Substate, State) -> Void) -> Handler<State>
+  where State: Sendable {
+    Handler(of: ReplaceState<State>.self, mayThrow: false) { state, _ in
+      let replaced = state
+      self.update(&state) { substate in follow(&substate, replaced) }
     }
   }
 

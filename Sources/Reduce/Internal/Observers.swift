@@ -45,37 +45,91 @@ class Sink<State: Sendable>: @unchecked Sendable {
   }
 }
 
-/// A key-path observer, with its closure typed for the value, so that its group can call it with
-/// the value it read once for all of them (see `KeyPathValue.deliver(to:)`).
+/// A key-path or selector observer, with its closure typed for the value, so that its group can
+/// call it with the value it read once for all of them (see `KeyPathValue.deliver(to:)`).
 @usableFromInline
-final class ValueSink<State: Sendable, Value: Equatable & Sendable>: Sink<State>,
-  @unchecked Sendable
-{
+final class ValueSink<State: Sendable, Value: Sendable>: Sink<State>, @unchecked Sendable {
   @usableFromInline let observer: @Sendable (Value) -> Void
 
   @usableFromInline
   init(
     id: UInt64, flag: CancellationFlag, value: KeyPathValue<State, Value>,
     observer: @escaping @Sendable (Value) -> Void, finish: (@Sendable () -> Void)?
-  ) {
+  ) where Value: Equatable {
     self.observer = observer
     super.init(id: id, flag: flag, delivery: .value { observer(value.last) }, finish: finish)
+  }
+
+  @usableFromInline
+  init(
+    id: UInt64, flag: CancellationFlag, selected: SelectedValue<State, Value>,
+    observer: @escaping @Sendable (Value) -> Void, finish: (@Sendable () -> Void)?
+  ) {
+    self.observer = observer
+    super.init(id: id, flag: flag, delivery: .value { observer(selected.last) }, finish: finish)
+  }
+}
+
+/// The last value a selector gave, shared by every observer of that selector: a closure, or a
+/// ``MemoizedSelector`` whose observers share one evaluation per action.
+///
+/// `@unchecked Sendable`: `last` is read and written only by the thread holding the store's
+/// dispatch turn (and by the subscribing thread, which holds the turn too).
+@usableFromInline
+final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable {
+  /// Reads the value from the state at an address and, when it changed since `last`, writes it
+  /// there and returns true. (In place rather than an optional result: code not specialised
+  /// for `Value` would look up the optional's type at every call.)
+  @usableFromInline let select: @Sendable (UnsafePointer<State>, inout Value) -> Bool
+  /// The value after the last refresh.
+  @usableFromInline var last: Value
+
+  @usableFromInline
+  init(select: @escaping @Sendable (UnsafePointer<State>, inout Value) -> Bool, initial: Value) {
+    self.select = select
+    self.last = initial
+  }
+
+  /// Calls the observers of this value that are not cancelled, in order, with the value after
+  /// the last refresh.
+  ///
+  /// - Parameter sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
+  @inlinable
+  func deliver(to sinks: [Sink<State>]) {
+    let value = last
+    for sink in sinks {
+      // Every sink of this group was made for this value's type (`StoreCore.subscribe(selecting:)`).
+      let sink = unsafeDowncast(sink, to: ValueSink<State, Value>.self)
+      if !sink.flag.isCancelled { sink.observer(value) }
+    }
+  }
+
+  /// Reads the value from the state (by address, as ``KeyPathValue/refresh(from:)``); returns
+  /// whether it changed, and keeps it.
+  @inlinable
+  func refresh(from state: UnsafePointer<State>) -> Bool {
+    select(state, &last)
   }
 }
 
 /// The last value a key path had, shared by every observer of that key path.
 ///
 /// `@unchecked Sendable`: `last` is read and written only by the thread holding the store's
-/// dispatch turn, so accesses are serialized by the turn.
+/// dispatch turn, so accesses are serialized by the turn. `path` is immutable, and `Sendable`
+/// or appended from `Sendable` key paths (a scoped store's), which `appending(path:)` does not
+/// say in its type.
 @usableFromInline
 final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @unchecked Sendable {
-  @usableFromInline let path: KeyPath<State, Value> & Sendable
+  @usableFromInline let path: KeyPath<State, Value>
+  /// Where the value is stored in `State`, for a path of stored properties.
+  @usableFromInline let offset: Int?
   /// The value after the last refresh.
   @usableFromInline var last: Value
 
   @usableFromInline
-  init(path: KeyPath<State, Value> & Sendable, initial: Value) {
+  init(path: KeyPath<State, Value>, initial: Value) {
     self.path = path
+    self.offset = MemoryLayout<State>.offset(of: path)
     self.last = initial
   }
 
@@ -94,38 +148,84 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
   }
 
   /// Reads the value from the state; returns whether it differs from the last one, and keeps it.
+  ///
+  /// The state is passed by address: a closure of a generic type would otherwise take a copy
+  /// of the whole state (retaining every reference in it) to pass it indirectly.
   @inlinable
-  func refresh(from state: State) -> Bool {
-    let value = state[keyPath: path]
+  func refresh(from state: UnsafePointer<State>) -> Bool {
+    let value = readValue(at: path, offset: offset, in: state)
     if value == last { return false }
     last = value
     return true
   }
 }
 
-/// The observers of one key path.
+/// What observers of one value share its group by.
+///
+/// `@unchecked Sendable`: its key paths are immutable, and `Sendable` or appended from
+/// `Sendable` key paths, which `appending(path:)` does not say in its type.
+@usableFromInline
+enum ShareKey: Hashable, @unchecked Sendable {
+  /// A key path: observers of equal key paths share.
+  case path(AnyKeyPath)
+  /// A ``MemoizedSelector`` of an `Equatable` value, by identity.
+  case selector(ObjectIdentifier)
+  /// A ``MemoizedSelector`` whose observers are called after each of its computations.
+  case generations(ObjectIdentifier)
+  /// A scoped store's substate, by its key path from the root.
+  case scope(AnyKeyPath)
+
+  @usableFromInline
+  static func == (lhs: ShareKey, rhs: ShareKey) -> Bool {
+    switch (lhs, rhs) {
+    case (.path(let lhs), .path(let rhs)): lhs == rhs
+    case (.selector(let lhs), .selector(let rhs)): lhs == rhs
+    case (.generations(let lhs), .generations(let rhs)): lhs == rhs
+    case (.scope(let lhs), .scope(let rhs)): lhs == rhs
+    default: false
+    }
+  }
+
+  @usableFromInline
+  func hash(into hasher: inout Hasher) {
+    switch self {
+    case .path(let path): hasher.combine(path)
+    case .selector(let id): hasher.combine(id)
+    case .generations(let id):
+      hasher.combine(1)
+      hasher.combine(id)
+    case .scope(let path):
+      hasher.combine(2)
+      hasher.combine(path)
+    }
+  }
+}
+
+/// The observers of one key path or selector.
 @usableFromInline
 struct ScopedGroup<State: Sendable>: Sendable {
-  /// The shared last value (a ``KeyPathValue``), by identity.
+  /// The shared last value (a ``KeyPathValue`` or a ``SelectedValue``), by identity.
   @usableFromInline let value: AnyObject & Sendable
-  @usableFromInline let keyPath: AnyKeyPath & Sendable
+  /// What observers of the same value share the group by: a key path, or a ``MemoizedSelector``'s
+  /// identity; nil for a closure, which nothing shares.
+  @usableFromInline let shareKey: ShareKey?
   /// The bytes of `State` the value occupies, for a stored-property path: the group is
   /// refreshed only after actions whose mutators touched them.
   @usableFromInline let range: Range<Int>?
   /// Reads, compares and keeps the value; specialised where the subscription was made.
-  @usableFromInline let refresh: @Sendable (State) -> Bool
+  @usableFromInline let refresh: @Sendable (UnsafePointer<State>) -> Bool
   /// Calls the group's observers with the refreshed value; specialised like `refresh`.
   @usableFromInline let deliver: @Sendable ([Sink<State>]) -> Void
   @usableFromInline var sinks: [Sink<State>]
 
   @usableFromInline
   init(
-    value: AnyObject & Sendable, keyPath: AnyKeyPath & Sendable, range: Range<Int>?,
-    refresh: @escaping @Sendable (State) -> Bool,
+    value: AnyObject & Sendable, shareKey: ShareKey?, range: Range<Int>?,
+    refresh: @escaping @Sendable (UnsafePointer<State>) -> Bool,
     deliver: @escaping @Sendable ([Sink<State>]) -> Void, sinks: [Sink<State>]
   ) {
     self.value = value
-    self.keyPath = keyPath
+    self.shareKey = shareKey
     self.range = range
     self.refresh = refresh
     self.deliver = deliver
@@ -147,9 +247,56 @@ struct Observers<State: Sendable>: Sendable {
   @usableFromInline var whole: [Sink<State>] = []
   @usableFromInline var changes: [Sink<State>] = []
   @usableFromInline var groups: [ScopedGroup<State>] = []
+  /// The indices of the groups without bytes, which every action may have changed.
+  @usableFromInline var unranged: [Int] = []
+  /// The indices of the groups with bytes, by the lower bound of their range.
+  @usableFromInline var ranged: [Int] = []
+  /// The lower bounds of the ranges of `ranged`, in its order, for a binary search.
+  @usableFromInline var lowerBounds: [Int] = []
+  /// The length of the longest range of `ranged`.
+  @usableFromInline var longest = 0
 
   @usableFromInline
   init() {}
+
+  /// Indexes the groups by their bytes, after a change of the groups.
+  mutating func reindex() {
+    unranged = groups.indices.filter { groups[$0].range == nil }
+    ranged = groups.indices.filter { groups[$0].range != nil }.sorted {
+      (groups[$0].range?.lowerBound ?? 0, $0) < (groups[$1].range?.lowerBound ?? 0, $1)
+    }
+    lowerBounds = ranged.map { groups[$0].range?.lowerBound ?? 0 }
+    longest = ranged.map { groups[$0].range?.count ?? 0 }.max() ?? 0
+  }
+
+  /// Calls `body` with the index of each group that an action whose mutators touched `touched`
+  /// (nil: unknown) may have changed, once each.
+  ///
+  /// - Complexity: For one touched range, O(log *g* + *k*), where *g* is the number of groups
+  ///   with bytes and *k* the number of groups without bytes or near the range; otherwise O(*g*).
+  @inlinable
+  func forEachCandidate(_ touched: [Range<Int>]?, _ body: (Int) -> Void) {
+    guard let touched, touched.count == 1 else {
+      for index in groups.indices where groups[index].mayHaveChanged(touched) { body(index) }
+      return
+    }
+    let target = touched[0]
+    for index in unranged { body(index) }
+    // A group overlaps the range only if it starts after `target.lowerBound - longest`.
+    let after = target.lowerBound - longest
+    var low = 0
+    var high = lowerBounds.count
+    while low < high {
+      let middle = (low + high) / 2
+      if lowerBounds[middle] > after { high = middle } else { low = middle + 1 }
+    }
+    var position = low
+    while position < lowerBounds.count, lowerBounds[position] < target.upperBound {
+      let index = ranged[position]
+      if let range = groups[index].range, range.overlaps(target) { body(index) }
+      position += 1
+    }
+  }
 
   @inlinable var isEmpty: Bool { whole.isEmpty && changes.isEmpty && groups.isEmpty }
 
@@ -180,4 +327,17 @@ struct Observers<State: Sendable>: Sendable {
     }
     return false
   }
+}
+
+/// The value at `path` in the state at `root`.
+///
+/// A stored property (`offset`, from `MemoryLayout.offset(of:)`) is read where it lies, copying
+/// the value alone; a key-path projection, where the code is not specialised for `Root`, would
+/// first copy the whole root state to pass it on.
+@inlinable
+func readValue<Root, Value>(
+  at path: KeyPath<Root, Value>, offset: Int?, in root: UnsafePointer<Root>
+) -> Value {
+  guard let offset else { return root.pointee[keyPath: path] }
+  return (UnsafeRawPointer(root) + offset).assumingMemoryBound(to: Value.self).pointee
 }

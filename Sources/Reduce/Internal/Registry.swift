@@ -18,7 +18,8 @@ final class Route<State>: Sendable {
   /// The bytes of `State` the steps may change, or nil when some step's are unknown.
   @usableFromInline let touched: [Range<Int>]?
   /// Whether this is the route of `ReplaceState<State>`, which no handler reduces: the store
-  /// replaces the whole state itself.
+  /// replaces the whole state itself, then runs the steps, the mutators' followers
+  /// (`Mutator.onReplaceState`).
   @usableFromInline let replacesState: Bool
   /// The keys of the steps' mutators, in order: what a `PendingChange` names.
   @usableFromInline let keys: [MutatorKey]
@@ -47,9 +48,9 @@ final class Route<State>: Sendable {
 /// A mutator accepted by a store, with what registration learnt about its path.
 struct RegisteredMutator<State: Sendable>: Sendable {
   let mutator: Mutator<State>
-  /// The top-level stored property the mutator's key path starts with (by the state's
-  /// `Mirror`), for ``Store/validateCoverage()``; nil for a lens made of closures.
-  let topLevelProperty: String?
+  /// The top-level stored properties the mutator's key path, or the paths its lens declares,
+  /// start with (by the state's `Mirror`), for ``Store/validateCoverage()``.
+  let topLevelProperties: [String]
 }
 
 /// An immutable snapshot of a store's mutators and their routing table, swapped whole on every
@@ -92,7 +93,13 @@ final class Registry<State: Sendable>: @unchecked Sendable {
       }
       routes.append((actionType, Route(steps)))
     }
-    routes.append((ObjectIdentifier(ReplaceState<State>.self), Route([], replacesState: true)))
+    let followers = entries.compactMap { entry in
+      entry.mutator.follower.map {
+        RouteStep(key: entry.mutator.key, handler: $0, range: entry.mutator.access.byteRange)
+      }
+    }
+    routes.append(
+      (ObjectIdentifier(ReplaceState<State>.self), Route(followers, replacesState: true)))
     self.routes = TypeTable(routes, missing: anyActionRoute)
   }
 
@@ -132,7 +139,15 @@ final class Registry<State: Sendable>: @unchecked Sendable {
     if let other = entries.first(where: { $0.mutator.access.overlaps(access) }) {
       throw .overlappingSubstate(key: mutator.key, existing: other.mutator.key)
     }
-    return RegisteredMutator(mutator: mutator, topLevelProperty: path?.topLevelProperty)
+    var covered = path?.topLevelProperty.map { [$0] } ?? []
+    if access.keyPath == nil {
+      for footprint in access.footprint {
+        let resolved = PropertyPath.resolve(
+          String(describing: footprint.keyPath), in: state, isSubstate: footprint.isValue)
+        if let name = resolved.topLevelProperty { covered.append(name) }
+      }
+    }
+    return RegisteredMutator(mutator: mutator, topLevelProperties: covered)
   }
 
   func adding(_ entry: RegisteredMutator<State>) -> Registry {

@@ -8,6 +8,7 @@ extension StoreCore {
   ) -> R {
     var observers = fields.observers?.observers ?? Observers()
     let result = body(&observers)
+    observers.reindex()
     fields.observers = observers.isEmpty ? nil : ObserverSnapshot(observers)
     return result
   }
@@ -15,7 +16,8 @@ extension StoreCore {
   /// Adds a whole-state observer and calls it with the current state, holding the turn so that
   /// it sees every later change exactly once.
   func subscribe(
-    _ observer: @escaping @Sendable (State) -> Void, finish: (@Sendable () -> Void)? = nil
+    initial: Bool = true, _ observer: @escaping @Sendable (State) -> Void,
+    finish: (@Sendable () -> Void)? = nil
   ) -> Subscription {
     withTurn {
       let flag = CancellationFlag()
@@ -29,7 +31,7 @@ extension StoreCore {
         }
         return (id, !fields.closed)
       }
-      observer(local.pointee.state)
+      if initial { observer(local.pointee.state) }
       if !isOpen { finish?() }
       return makeSubscription(id: id, flag: flag)
     }
@@ -54,29 +56,73 @@ extension StoreCore {
 
   /// Adds an observer of the value at a key path and calls it with the current value.
   ///
+  /// The path is `Sendable`, or appended from `Sendable` paths (a scoped store's).
+  ///
   /// Inlinable so that the comparison and the delivery are specialised for `Value`.
   @inlinable
   func subscribe<Value: Equatable & Sendable>(
-    to path: KeyPath<State, Value> & Sendable,
+    to path: KeyPath<State, Value>,
+    initial: Bool = true,
     finish: (@Sendable () -> Void)? = nil,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> Subscription {
     withTurn {
       // Holding the turn, the committed state cannot change under us.
+      let shareKey = ShareKey.path(path)
       let existing = fields.withLock {
-        $0.observers?.observers.groups.first { $0.keyPath == path }?.value
+        $0.observers?.observers.groups.first { $0.shareKey == shareKey }?.value
           as? KeyPathValue<State, Value>
       }
       let offset = MemoryLayout<State>.offset(of: path)
       let value = existing ?? KeyPathValue(path: path, initial: local.pointee.state[keyPath: path])
       let group = ScopedGroup<State>(
-        value: value, keyPath: path,
+        value: value, shareKey: shareKey,
         range: offset.map { $0..<($0 + MemoryLayout<Value>.size) },
         refresh: { value.refresh(from: $0) }, deliver: { value.deliver(to: $0) }, sinks: [])
       let subscription = join(group, finish: finish) { id, flag in
         ValueSink(id: id, flag: flag, value: value, observer: observer, finish: finish)
       }
-      observer(value.last)
+      if initial { observer(value.last) }
+      return subscription
+    }
+  }
+
+  /// Adds an observer of a selected value and calls it with the current value (unless not
+  /// `initial`).
+  ///
+  /// - Parameters:
+  ///   - select: Reads the value from a state and, when it changed since the last one, keeps it
+  ///     and returns true; a selector's `select` evaluates it once for all its observers.
+  ///   - current: Reads the value now, when no observer of `shareKey` keeps one.
+  ///   - shareKey: What observers of the same value share one evaluation by; nil: none.
+  ///   - range: The bytes of `State` the value depends on, when known.
+  ///   - initial: Whether the observer is called at once with the current value.
+  ///   - finish: Ends an async sequence fed by the observer when the store goes away.
+  ///   - observer: Called with each new value.
+  /// - Returns: The subscription.
+  @inlinable
+  func subscribe<Value: Sendable>(
+    selecting select: @escaping @Sendable (UnsafePointer<State>, inout Value) -> Bool,
+    current: (State) -> Value, shareKey: ShareKey?, range: Range<Int>?,
+    initial: Bool, finish: (@Sendable () -> Void)? = nil,
+    _ observer: @escaping @Sendable (Value) -> Void
+  ) -> Subscription {
+    withTurn {
+      let existing = shareKey.flatMap { key in
+        fields.withLock {
+          $0.observers?.observers.groups.first { $0.shareKey == key }?.value
+            as? SelectedValue<State, Value>
+        }
+      }
+      let value =
+        existing ?? SelectedValue(select: select, initial: current(local.pointee.state))
+      let group = ScopedGroup<State>(
+        value: value, shareKey: shareKey, range: range,
+        refresh: { value.refresh(from: $0) }, deliver: { value.deliver(to: $0) }, sinks: [])
+      let subscription = join(group, finish: finish) { id, flag in
+        ValueSink(id: id, flag: flag, selected: value, observer: observer, finish: finish)
+      }
+      if initial { observer(value.last) }
       return subscription
     }
   }
@@ -179,9 +225,18 @@ extension StoreCore {
     if old != nil, !observers.changes.isEmpty { due.append(observers.changes) }
     let othersDue = !due.isEmpty
     var lastGroup: ScopedGroup<State>?
-    for group in observers.groups where group.mayHaveChanged(touched) && group.refresh(current) {
-      due.append(group.sinks)
-      lastGroup = group
+    // Only the groups whose bytes the action's mutators touched, found by a binary search of
+    // the groups by their bytes, and by index: a copy of each group would retain its closures
+    // and sinks.
+    observers.forEachCandidate(touched) { index in
+      // By address: holding the turn, this thread alone changes the state, and no reducer runs
+      // while observers are told.
+      let changed = withUnsafePointer(to: &local.pointee.state) {
+        observers.groups[index].refresh($0)
+      }
+      guard changed else { return }
+      due.append(observers.groups[index].sinks)
+      lastGroup = observers.groups[index]
     }
     if !othersDue, due.count == 1, let lastGroup {
       // One key path changed and nobody else is due: its group calls its observers with the

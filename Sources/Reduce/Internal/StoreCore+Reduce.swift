@@ -139,6 +139,7 @@ extension StoreCore {
       try willCommit?(PendingChange(action: action, mutators: [], replacesState: true))
       if let replacement = action as? ReplaceState<State> {
         local.pointee.state = replacement.state
+        if !route.steps.isEmpty { follow(action, route) }
       }
       return
     }
@@ -159,6 +160,18 @@ extension StoreCore {
     local.pointee.inReducers = false
     if let willCommit, route.mayThrow {
       try willCommit(PendingChange(action: action, mutators: route.keys))
+    }
+  }
+
+  /// Runs the followers of a `ReplaceState` on the state that replaced the old one, in
+  /// registration order; they cannot throw.
+  @inlinable
+  func follow(_ action: any Action, _ route: Route<State>) {
+    local.pointee.inReducers = true
+    defer { local.pointee.inReducers = false }
+    for index in route.steps.indices {
+      // A follower's body is `throws(Never)` wrapped as `throws`: it cannot throw.
+      try? route.steps[index].handler.body(&local.pointee.state, action)
     }
   }
 

@@ -28,7 +28,7 @@ extension StoreCore {
   func validateCoverage() throws(RegistrationError) {
     let state = readState()
     let covered = Set(
-      fields.withLock { $0.registry.entries }.compactMap(\.topLevelProperty))
+      fields.withLock { $0.registry.entries }.flatMap(\.topLevelProperties))
     let missing = Mirror(reflecting: state).children.compactMap { child -> String? in
       guard let label = child.label, !covered.contains(label) else { return nil }
       return PropertyPath.isZeroSized(child.value) ? nil : label
