@@ -21,7 +21,7 @@ modules=(Reduce ReduceTesting ReduceThunk ReduceThrottle ReduceLogging ReduceUnd
 # The guides each module's documentation carries as articles.
 guides_of() {
   case "$1" in
-    Reduce) echo "GettingStarted Concepts WritingMiddleware Performance MigratingFromRxReduce" ;;
+    Reduce) echo "GettingStarted Concepts Composing WritingMiddleware Performance MigratingFromRxReduce" ;;
     ReduceTesting) echo "Testing" ;;
     ReduceThunk) echo "Thunks" ;;
     ReduceThrottle) echo "Throttle" ;;

@@ -67,20 +67,23 @@ extension FileWriter {
   }
 
   /// Gives up one sink's use of a writer; the last one closes the file.
+  ///
+  /// The file is closed inside the registry's lock: a sink that opens the same path meanwhile
+  /// then finds either the open writer or a closed file, never a file still locked (`flock`)
+  /// by a writer on its way out, which it would take for another process's.
   static func release(_ writer: FileWriter) {
-    let last = registry.withLock { writers -> Bool in
+    registry.withLock { writers in
       guard var registration = writers[writer.identity], registration.writer === writer else {
-        return false
+        return
       }
       registration.users -= 1
       if registration.users > 0 {
         writers[writer.identity] = registration
-        return false
+        return
       }
       writers[writer.identity] = nil
-      return true
+      writer.close()
     }
-    if last { writer.close() }
   }
 
   private static func makeWriter(
