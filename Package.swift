@@ -20,7 +20,10 @@ let package = Package(
   ],
   targets: [
     .target(name: "Reduce"),
-    .testTarget(name: "ReduceTests", dependencies: ["Reduce"]),
+    .testTarget(
+      name: "ReduceTests", dependencies: ["Reduce", "ReduceMisuse", "ReduceExecutableSupport"]),
+    // Makes a mistake the store stops for: the child process of the tests of its messages.
+    .executableTarget(name: "ReduceMisuse", dependencies: ["Reduce"], path: "Tests/ReduceMisuse"),
     .executableTarget(
       name: "reduce-bench",
       dependencies: ["Reduce", "ReduceLogging", "ReduceThrottle", "ReduceThunk", "ReduceUndo"]),

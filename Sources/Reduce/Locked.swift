@@ -39,7 +39,8 @@ public final class Locked<Value>: @unchecked Sendable {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
     let status = pthread_mutex_init(mutex, nil)
-    precondition(status == 0, "pthread_mutex_init failed with \(status)")
+    // The system refused (out of resources): `fatalError` keeps the message in optimized builds.
+    if status != 0 { fatalError("pthread_mutex_init failed with \(status)") }
     self.value = .allocate(capacity: 1)
     self.value.initialize(to: value)
   }
@@ -142,7 +143,8 @@ struct Condition: @unchecked Sendable {
     pointer = .allocate(capacity: 1)
     pointer.initialize(to: pthread_cond_t())
     let status = pthread_cond_init(pointer, nil)
-    precondition(status == 0, "pthread_cond_init failed with \(status)")
+    // The system refused (out of resources): `fatalError` keeps the message in optimized builds.
+    if status != 0 { fatalError("pthread_cond_init failed with \(status)") }
   }
 
   /// Destroys the condition; the owner calls it once, when nothing can use it any more.

@@ -1,5 +1,10 @@
 /// What a middleware can do with its store besides passing the action on.
+///
+/// A context may be kept (by a task the middleware starts, say). It does not keep its store
+/// alive: once the store is deinitialised and its dispatches have ended, a kept context reads the
+/// state the store ended with, and its dispatches, reports and `beforeReturning` do nothing.
 public struct MiddlewareContext<State: Sendable>: Sendable {
+  /// The flow past this context's middleware, as its `next` carries it.
   @usableFromInline let flow: Flow<State>
   /// The action being handled.
   public let action: any Action
@@ -11,21 +16,24 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   }
 
   /// The name of the middleware this context was given to.
-  public var middlewareName: String { flow.plan.entries[flow.index].name }
+  public var middlewareName: String { flow.plan.caller }
 
   /// The identity of the store this context belongs to, as given to
   /// ``Middleware/willAttach(to:)`` and ``Middleware/didDetach(from:)``.
   ///
   /// A middleware that keeps per-store data checks it to ignore a kept `next` of a store it has
   /// left.
-  @inlinable public var storeID: ObjectIdentifier { flow.core.identifier }
+  @inlinable public var storeID: ObjectIdentifier { flow.plan.storeID }
 
   /// The store's current state.
   ///
   /// During `handle` it is the state before the action, or after it once `next` returned. For
   /// an action of a ``Batch``, it includes the changes of the batch's actions before it, which
-  /// are not committed yet.
-  @inlinable public var state: State { flow.core.readState() }
+  /// are not committed yet. Once the store is gone, it is the state the store ended with.
+  @inlinable public var state: State {
+    guard let core = flow.plan.core else { return flow.plan.stateAfterClosing() }
+    return core.readState()
+  }
 
   /// The ``Batch`` this action is one of, while the store applies that batch; nil for an action
   /// dispatched on its own.
@@ -40,13 +48,15 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///
   /// From inside a dispatch (during `handle`, or an observer) the action is queued and runs
   /// right after the current one; the result is then the state at the time it was queued, and
-  /// its own failure goes to ``Store/errors`` and the fallback.
+  /// its own failure goes to ``Store/errors`` and the fallback. Once the store is gone, nothing
+  /// is dispatched and the result is the state the store ended with.
   ///
   /// - Parameter action: The action to dispatch.
   /// - Returns: The state after the action, or why it failed.
   @inlinable @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    flow.core.dispatch(action)
+    guard let core = flow.plan.core else { return .success(flow.plan.stateAfterClosing()) }
+    return core.dispatch(action)
   }
 
   /// Dispatches actions one after another from the top of the chain.
@@ -55,7 +65,8 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// - Returns: The state after the last action, or the first failure.
   @inlinable @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    flow.core.dispatch(actions)
+    guard let core = flow.plan.core else { return .success(flow.plan.stateAfterClosing()) }
+    return core.dispatch(actions)
   }
 
   /// Dispatches actions one after another from the top of the chain, unless `refusal` gives a
@@ -74,7 +85,11 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   public func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
     -> Result<State, DispatchError>
   {
-    flow.core.dispatch(actions, unless: refusal)
+    guard let core = flow.plan.core else {
+      if let refused = refusal() { return .failure(refused) }
+      return .success(flow.plan.stateAfterClosing())
+    }
+    return core.dispatch(actions, unless: refusal)
   }
 
   /// Runs `body` once the store has carried out the dispatch of the action being handled and
@@ -102,7 +117,8 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///
   /// - Parameter body: The work; throws to fail the dispatch.
   public func beforeReturning(_ body: @escaping @Sendable () throws -> Void) {
-    flow.core.runBeforeReturning(ReturnWait(name: middlewareName, action: action, body: body), flow)
+    guard let core = flow.plan.core else { return }
+    core.runBeforeReturning(ReturnWait(name: middlewareName, action: action, body: body), flow)
   }
 
   /// Publishes an error found after the action was handled (an async task failed).
@@ -122,6 +138,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///   - error: What went wrong.
   ///   - action: The action the error belongs to.
   public func report(_ error: any Error, for action: any Action) {
-    flow.core.report(.middlewareFailed(name: middlewareName, action: action, underlying: error))
+    flow.plan.core?.report(
+      .middlewareFailed(name: middlewareName, action: action, underlying: error))
   }
 }

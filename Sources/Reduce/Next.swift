@@ -5,6 +5,9 @@ public import Synchronization
 /// Call it during `handle`, or keep it and call it later (from a task or a timer): the rest of
 /// the chain and the reducers then run serialized with every other dispatch, with the chain the
 /// dispatch started with. A `next` kept after its store is deinitialised delivers nothing.
+///
+/// A kept `next` does not keep its store alive: it holds the store's engine weakly, and of the
+/// chain only the middleware after the one it was given to.
 public struct Next<State: Sendable>: Sendable {
   @usableFromInline let flow: Flow<State>
 
@@ -113,34 +116,35 @@ public struct Next<State: Sendable>: Sendable {
     _ action: any Action,
     willCommit: @escaping @Sendable (PendingChange) throws -> Void
   ) throws(DispatchError) {
-    // This `next` goes on past its middleware: the one that asks is the one before.
-    let name = flow.plan.entries[flow.index - 1].name
+    // The middleware that asks is the one this `next` was given to.
     try pass(
       action,
-      watch: ReductionWatch(middleware: name, willCommit: willCommit, outer: flow.watches))
+      watch: ReductionWatch(
+        middleware: flow.plan.caller, willCommit: willCommit, outer: flow.watches))
   }
 
   /// Runs the rest of the flow for `action`: at once during the dispatch this `next` belongs to,
-  /// as a dispatch of its own after it.
+  /// as a dispatch of its own after it; not at all once the store's engine is gone.
   ///
   /// An action of the type the flow was planned for goes on to the next middleware of the plan;
   /// one of another type (the middleware passed on a different action) to the next middleware
   /// after this one that handles that type.
   @inlinable
   func pass(_ action: any Action, watch: ReductionWatch<State>?) throws(DispatchError) {
+    // The plan reaches the engine weakly, so that a kept `next` does not keep it alive.
+    guard let core = flow.plan.core else { return }
     let type = action.dispatchedType
     guard ObjectIdentifier(type) != flow.plan.actionType || watch != nil else {
       // The flow goes on as it is: no copy of it.
-      try flow.core.proceed(action, flow)
+      try core.proceed(action, flow)
       return
     }
     var flow = flow
     if ObjectIdentifier(type) != flow.plan.actionType {
-      flow.plan = flow.plan.remainder(from: flow.index, for: type)
-      flow.index = 0
+      flow.plan = flow.plan.remainder(for: type, core: core)
     }
     if let watch { flow.watches = watch }
-    try flow.core.proceed(action, flow)
+    try core.proceed(action, flow)
   }
 }
 

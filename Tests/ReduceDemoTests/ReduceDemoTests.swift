@@ -129,6 +129,8 @@ struct SavedList: Decodable, Equatable {
     let second = try files.runDemo(script: ["add Bread"])
     #expect(second.status == 0)
     let lines = files.normalized(second.standardOutput).split(separator: "\n")
+    // A run that failed early printed less: fail the test, not the whole test process.
+    try #require(lines.count > 5, "\(second.standardError)")
     #expect(lines[1] == "List: STATE (reloaded 2 items)")
     #expect(
       Array(lines[3...5]) == [

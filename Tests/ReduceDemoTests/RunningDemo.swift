@@ -40,7 +40,11 @@ final class RunningDemo {
   }
 
   deinit {
+    guard process.processIdentifier != 0 else { return }
     if process.isRunning { process.terminate() }
+    // Foundation keeps a process that nobody waited for alive, with its pipes and handles, for
+    // ever (leak detection found them); once it has ended this returns at once.
+    process.waitUntilExit()
   }
 
   /// Reads a pipe to its end on a thread of its own, keeping what came so far.
@@ -92,10 +96,13 @@ final class RunningDemo {
   ///
   /// - Returns: Whether it ended, false when the deadline passed first.
   func waitForExit(within limit: Duration = .seconds(20)) async throws -> Bool {
-    try await poll(within: limit) {
+    let ended = try await poll(within: limit) {
       !self.process.isRunning && self.output.withLock { $0.isClosed }
         && self.errors.withLock { $0.isClosed }
     }
+    // It has ended: this returns at once, and lets Foundation release the process.
+    if ended { process.waitUntilExit() }
+    return ended
   }
 
   private func poll(within limit: Duration, until condition: () -> Bool) async throws -> Bool {

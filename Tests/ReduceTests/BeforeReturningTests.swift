@@ -93,6 +93,9 @@ func returnWaiter(
 }
 
 /// A store reference set after the store is made.
+///
+/// Weak: the store's middleware holds the box, and a strong reference would make a cycle that
+/// keeps the store alive (leak detection found it).
 final class StoreBox: @unchecked Sendable {
-  var store: Store<TestState>?
+  weak var store: Store<TestState>?
 }

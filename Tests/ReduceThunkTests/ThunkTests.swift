@@ -199,6 +199,21 @@ import Testing
     }
   }
 
+  @Test("a perform rejected by an earlier middleware keeps neither the thunk nor its error alive")
+  func rejectedPerformKeepsNothing() async throws {
+    let reject = AnyMiddleware<AppState>(name: "reject") { _, _, _ in throw Failure(code: 5) }
+    let store = try makeStore(dependencies: (), before: [reject])
+    weak var weakProbe: Probe?
+    do {
+      let probe = Probe()
+      weakProbe = probe
+      // The body keeps the probe: while the thunk lives, so does the probe.
+      let thunk = Thunk<AppState, Int> { _ in probe.value }
+      await #expect(throws: DispatchError.self) { try await store.perform(thunk) }
+    }
+    #expect(weakProbe == nil)
+  }
+
   @Test(
     "a thunk can dispatch another thunk, and perform one for its value", .timeLimit(.minutes(1)))
   func thunkDispatchesThunk() async throws {
@@ -304,4 +319,9 @@ extension ThunkTests {
     #expect(store.state.seen == ["CountAction", "NoteAction"])
     #expect(log.all.count == 2)
   }
+}
+
+/// An object whose lifetime a test watches with a weak reference.
+final class Probe: Sendable {
+  let value = 1
 }

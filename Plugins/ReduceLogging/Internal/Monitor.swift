@@ -23,11 +23,13 @@ final class Monitor<Value>: @unchecked Sendable {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
     var status = pthread_mutex_init(mutex, nil)
-    precondition(status == 0, "pthread_mutex_init failed with \(status)")
+    // The system refused (out of resources): `fatalError` keeps the message in optimized builds.
+    if status != 0 { fatalError("pthread_mutex_init failed with \(status)") }
     condition = .allocate(capacity: 1)
     condition.initialize(to: pthread_cond_t())
     status = pthread_cond_init(condition, nil)
-    precondition(status == 0, "pthread_cond_init failed with \(status)")
+    // The system refused (out of resources): `fatalError` keeps the message in optimized builds.
+    if status != 0 { fatalError("pthread_cond_init failed with \(status)") }
     self.value = .allocate(capacity: 1)
     self.value.initialize(to: value)
   }

@@ -6,6 +6,10 @@ import Reduce
 /// caller was), or a ``ThunkError`` when no middleware ran the thunk. Whichever comes first wins.
 final class ThunkCall<Value: Sendable>: Sendable {
   private struct Storage {
+    /// Whether the outcome was delivered.
+    var isFinished = false
+    /// The outcome, until the caller takes it, and no longer: a failure may hold the thunk (a
+    /// `DispatchError` holds its action), whose ticket holds this call.
     var result: Result<Value, any Error>?
     var continuation: CheckedContinuation<Value, any Error>?
     var isStarted = false
@@ -24,7 +28,7 @@ final class ThunkCall<Value: Sendable>: Sendable {
   ///   middleware then does not run the body.
   func start(_ run: ThunkRun?) -> Bool {
     storage.withLock { storage in
-      guard storage.result == nil, !storage.isStarted else { return false }
+      guard !storage.isFinished, !storage.isStarted else { return false }
       storage.isStarted = true
       storage.run = run
       return true
@@ -34,10 +38,11 @@ final class ThunkCall<Value: Sendable>: Sendable {
   /// Delivers the outcome, unless one was delivered before.
   func finish(_ result: Result<Value, any Error>) {
     let continuation = storage.withLock { storage in
-      guard storage.result == nil else { return CheckedContinuation<Value, any Error>?.none }
-      storage.result = result
+      guard !storage.isFinished else { return CheckedContinuation<Value, any Error>?.none }
+      storage.isFinished = true
       storage.run = nil
       defer { storage.continuation = nil }
+      if storage.continuation == nil { storage.result = result }
       return storage.continuation
     }
     continuation?.resume(with: result)
@@ -46,11 +51,12 @@ final class ThunkCall<Value: Sendable>: Sendable {
   /// Delivers an error unless a middleware started the thunk.
   func finishUnlessStarted(_ error: any Error) {
     let continuation = storage.withLock { storage in
-      guard storage.result == nil, !storage.isStarted else {
+      guard !storage.isFinished, !storage.isStarted else {
         return CheckedContinuation<Value, any Error>?.none
       }
-      storage.result = .failure(error)
+      storage.isFinished = true
       defer { storage.continuation = nil }
+      if storage.continuation == nil { storage.result = .failure(error) }
       return storage.continuation
     }
     continuation?.resume(throwing: error)
@@ -63,12 +69,16 @@ final class ThunkCall<Value: Sendable>: Sendable {
     run?.cancel()
   }
 
-  /// Waits for the outcome; the caller's cancellation ends the wait at once.
+  /// Waits for the outcome, once; the caller's cancellation ends the wait at once.
   func value() async throws -> Value {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         let result = storage.withLock { storage in
-          if storage.result == nil { storage.continuation = continuation }
+          guard storage.isFinished else {
+            storage.continuation = continuation
+            return Result<Value, any Error>?.none
+          }
+          defer { storage.result = nil }
           return storage.result
         }
         if let result { continuation.resume(with: result) }

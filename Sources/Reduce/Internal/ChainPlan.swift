@@ -1,67 +1,90 @@
-/// The middleware of a chain that handle one action type, in chain order.
+/// The middleware of a chain that handle one action type, in chain order, from some point of
+/// the chain on: a list of which each element is the plan of the rest.
 ///
 /// The store asks each middleware once per action type whether it handles it
 /// (``Middleware/handles(_:)``) and keeps the answer here: an action then visits only the
 /// middleware that want it, and an action no middleware wants is reduced as in a store without
 /// middleware.
 ///
-/// A plan refers to its store's core, so that a `Next` and a context need only the plan. The
-/// store's plans refer to the core in turn; the store breaks that cycle when it closes.
+/// The `next` (and the context) given to a middleware holds the plan after that middleware: the
+/// middleware it still has to visit, never the ones it passed. A middleware that keeps its `next`
+/// therefore holds neither itself nor a middleware before it, and no cycle of references goes
+/// through the chain. A plan reaches its store's engine weakly, so that a kept `next` or context
+/// keeps nothing of the store alive: once the engine is gone, a kept `next` delivers nothing.
 @usableFromInline
 final class ChainPlan<State: Sendable>: Sendable {
-  /// The engine of the store the plan was made for.
-  @usableFromInline let core: StoreCore<State>
+  /// The engine of the store the plan was made for, while it lives.
+  ///
+  /// Weak: the engine holds its chain's plans, and a middleware of that chain may keep the plan
+  /// of its `next`. Read once per `next` call, which costs one weak load.
+  @usableFromInline weak let core: StoreCore<State>?
+  /// The identity of that engine: the store's identity given to the middleware.
+  @usableFromInline let storeID: ObjectIdentifier
+  /// The state the store ended with, set when it closes: what a context kept after the engine
+  /// is gone reads.
+  @usableFromInline let finalState: Locked<State?>
   /// The action type planned for.
   @usableFromInline let actionType: ObjectIdentifier
-  /// The middleware that handle it, outermost first.
-  @usableFromInline let entries: [MiddlewareEntry<State>]
-  /// The position of each of `entries` in `chain`.
-  let positions: [Int]
-  /// The whole chain the plan was made from.
+  /// The first middleware of the plan; nil when the reducers come next.
+  @usableFromInline let entry: MiddlewareEntry<State>?
+  /// The plan after `entry`; nil when `entry` is.
+  @usableFromInline let rest: ChainPlan?
+  /// The name of the middleware whose `next` and context hold this plan; empty for the plan of a
+  /// whole chain.
+  @usableFromInline let caller: String
+  /// The part of the chain the plan was made from: all of it, or what follows `caller`.
   let chain: [MiddlewareEntry<State>]
 
-  init(
-    core: StoreCore<State>, actionType: ObjectIdentifier, entries: [MiddlewareEntry<State>],
-    positions: [Int], chain: [MiddlewareEntry<State>]
-  ) {
-    self.core = core
-    self.actionType = actionType
-    self.entries = entries
-    self.positions = positions
-    self.chain = chain
-  }
-
-  /// Plans `type` over the part of `chain` from position `start` on, asking each middleware.
+  /// Plans `type` over `chain`, asking each middleware once.
   ///
   /// It calls the middleware's ``Middleware/handles(_:)``: not under the store's lock.
-  @usableFromInline
-  convenience init(
-    _ type: any Action.Type, core: StoreCore<State>, chain: [MiddlewareEntry<State>],
-    from start: Int = 0
-  ) {
-    var entries: [MiddlewareEntry<State>] = []
-    var positions: [Int] = []
-    for position in chain.indices where position >= start {
-      guard chain[position].middleware.handles(type) else { continue }
-      entries.append(chain[position])
-      positions.append(position)
-    }
-    self.init(
-      core: core, actionType: ObjectIdentifier(type), entries: entries, positions: positions,
-      chain: chain)
-  }
-
-  /// The plan for an action of `type` that the middleware at `index - 1` of this plan passed on
-  /// in place of the one it was given: the middleware after it that handle `type`.
   ///
   /// - Parameters:
-  ///   - index: The index in `entries` of the middleware that would have come next.
+  ///   - type: The action type.
+  ///   - core: The engine of the store.
+  ///   - chain: The middleware to plan, outermost first.
+  ///   - caller: The middleware before `chain`, whose `next` leads to this plan.
+  @usableFromInline
+  init(
+    _ type: any Action.Type, core: StoreCore<State>, chain: [MiddlewareEntry<State>],
+    caller: String = ""
+  ) {
+    self.core = core
+    storeID = core.identifier
+    finalState = core.finalState
+    actionType = ObjectIdentifier(type)
+    self.chain = chain
+    self.caller = caller
+    guard let position = chain.firstIndex(where: { $0.middleware.handles(type) }) else {
+      entry = nil
+      rest = nil
+      return
+    }
+    entry = chain[position]
+    rest = ChainPlan(
+      type, core: core, chain: Array(chain[(position + 1)...]), caller: chain[position].name)
+  }
+
+  /// The plan for an action of `type` that `caller` passed on in place of the one it was given:
+  /// the middleware after it that handle `type`.
+  ///
+  /// - Parameters:
   ///   - type: The type of the action passed on.
+  ///   - core: The engine of the store.
   /// - Returns: The plan of the rest of the chain for `type`.
   @usableFromInline
-  func remainder(from index: Int, for type: any Action.Type) -> ChainPlan {
-    let start = index > 0 ? positions[index - 1] + 1 : 0
-    return ChainPlan(type, core: core, chain: chain, from: start)
+  func remainder(for type: any Action.Type, core: StoreCore<State>) -> ChainPlan {
+    ChainPlan(type, core: core, chain: chain, caller: caller)
+  }
+
+  /// The state the store ended with, for a context kept after the store's engine is gone.
+  @usableFromInline
+  func stateAfterClosing() -> State {
+    guard let state = finalState.withLock({ $0 }) else {
+      // `StoreCore.close()` sets it before the store releases its engine.
+      preconditionFailure("A store's engine ended without closing.")
+    }
+    return state
   }
 }
 

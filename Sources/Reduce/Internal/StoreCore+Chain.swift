@@ -4,10 +4,8 @@ public import Synchronization
 /// `MiddlewareContext` carry.
 @usableFromInline
 struct Flow<State: Sendable>: Sendable {
-  /// The middleware this action's type visits.
+  /// The middleware this action still visits (none: the reducers come next).
   @usableFromInline var plan: ChainPlan<State>
-  /// The position in `plan.entries` of the middleware to call next (past the end: the reducers).
-  @usableFromInline var index: Int
   /// The dispatch item the flow belongs to, and the thread processing it: a `next` called
   /// during that item, on that thread, runs at once; any other call resumes as a dispatch of
   /// its own.
@@ -20,33 +18,28 @@ struct Flow<State: Sendable>: Sendable {
 
   @inlinable
   init(
-    plan: ChainPlan<State>, index: Int, item: UInt64, thread: ThreadID,
-    watches: ReductionWatch<State>?, batch: Batch?
+    plan: ChainPlan<State>, item: UInt64, thread: ThreadID, watches: ReductionWatch<State>?,
+    batch: Batch?
   ) {
     self.plan = plan
-    self.index = index
     self.item = item
     self.thread = thread
     self.watches = watches
     self.batch = batch
   }
-
-  @inlinable var core: StoreCore<State> { plan.core }
 }
 
 extension StoreCore {
-  /// Runs one action through its plan from `index` as one dispatch item, holding the turn;
-  /// publishes its failure and queues the fallback action.
+  /// Runs one action through a plan as one dispatch item, holding the turn; publishes its
+  /// failure and queues the fallback action.
   @inlinable
   func process(
-    _ action: any Action, plan: ChainPlan<State>, from index: Int,
-    watches: ReductionWatch<State>?,
+    _ action: any Action, plan: ChainPlan<State>, watches: ReductionWatch<State>?,
     isFallback: Bool
   ) -> DispatchError? {
     local.pointee.itemCounter &+= 1
     let flow = Flow(
-      plan: plan, index: index, item: local.pointee.itemCounter, thread: .current, watches: watches,
-      batch: nil)
+      plan: plan, item: local.pointee.itemCounter, thread: .current, watches: watches, batch: nil)
     local.pointee.processingFallback = isFallback
     activeItem.store(flow.item, ordering: .releasing)
     defer {
@@ -62,21 +55,21 @@ extension StoreCore {
     }
   }
 
-  /// Passes an action to the middleware at the flow's index, or to the reducers past the last
-  /// one; what a middleware throws becomes the dispatch's failure.
+  /// Passes an action to the first middleware of the flow's plan, or to the reducers when it has
+  /// none; what a middleware throws becomes the dispatch's failure.
+  ///
+  /// The middleware's context and `next` carry the flow past it.
   @inlinable
   func runChain(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
-    let entries = flow.plan.entries
-    guard flow.index < entries.count else {
+    guard let entry = flow.plan.entry, let plan = flow.plan.rest else {
       try reduce(action, flow)
       return
     }
-    let entry = entries[flow.index]
     var rest = flow
-    rest.index += 1
+    rest.plan = plan
     do {
       try entry.middleware.handle(
-        action, context: MiddlewareContext(flow: flow, action: action), next: Next(flow: rest))
+        action, context: MiddlewareContext(flow: rest, action: action), next: Next(flow: rest))
     } catch let error as DispatchError {
       throw error
     } catch {

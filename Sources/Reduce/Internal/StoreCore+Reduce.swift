@@ -254,8 +254,7 @@ extension StoreCore {
   func runActions(of batch: Batch, _ flow: Flow<State>) throws(DispatchError) {
     for action in batch.actions {
       let inner = Flow(
-        plan: plan(for: action), index: 0, item: flow.item, thread: flow.thread, watches: nil,
-        batch: batch)
+        plan: plan(for: action), item: flow.item, thread: flow.thread, watches: nil, batch: batch)
       try runChain(action, inner)
     }
   }

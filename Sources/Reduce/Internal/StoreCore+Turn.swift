@@ -110,10 +110,12 @@ extension StoreCore {
     let thread = ThreadID.current
     let step = fields.withLock { fields -> TurnStep<State> in
       if fields.owner == thread {
-        precondition(
-          !local.pointee.inReducers,
-          "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
-        )
+        if local.pointee.inReducers {
+          // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
+          fatalError(
+            "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+          )
+        }
         fields.pending.append(work())
         return .queued(local.pointee.state)
       }

@@ -110,7 +110,7 @@ struct TurnFields<State: Sendable> {
 /// order. The lock is held only to decide (take the turn, queue a request, swap a snapshot,
 /// mark the state as changing); reducers, middleware and observers run after it is released.
 /// The path of one dispatch, in order: ``dispatch(_:)`` gets the turn or queues,
-/// ``process(_:plan:from:watches:isFallback:)`` runs the chain (`StoreCore+Chain.swift`), the
+/// ``process(_:plan:watches:isFallback:)`` runs the chain (`StoreCore+Chain.swift`), the
 /// last step reduces and notifies (`StoreCore+Reduce.swift`), and the turn holder then runs the
 /// follow-ups and the requests that arrived meanwhile.
 ///
@@ -152,6 +152,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let fallback: (@Sendable (DispatchError) -> (any Action)?)?
   /// `==` of the state, when `State` is `Equatable`.
   @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
+  /// The state the store ended with, set when it closes; shared with the chain's plans, for a
+  /// middleware's context kept after this engine is gone.
+  @usableFromInline let finalState = Locked<State?>(nil)
 
   init(initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?) {
     turn = Exclusive(TurnFields(state: initialState))
@@ -205,10 +208,13 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
         return changingState.load(ordering: .sequentiallyConsistent)
       },
       { fields in
-        precondition(
-          !(changingState.load(ordering: .relaxed) && local.pointee.inReducers),
-          "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
-        )
+        if changingState.load(ordering: .relaxed) && local.pointee.inReducers {
+          // A mistake of the caller's, not an invariant of the store's: `fatalError`, whose
+          // message an optimized build prints too (a failed `precondition` there stops silently).
+          fatalError(
+            "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+          )
+        }
         return local.pointee.state
       })
   }
@@ -274,8 +280,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func runSequence(_ actions: [any Action]) -> DispatchError? {
     for action in actions {
       let mark = fields.withLock { $0.pending.count }
-      let failure = process(
-        action, plan: plan(for: action), from: 0, watches: nil, isFallback: false)
+      let failure = process(action, plan: plan(for: action), watches: nil, isFallback: false)
       runQueued(from: mark)
       if let failure { return failure }
     }
@@ -302,10 +307,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     switch consume work {
     case .dispatch(let action, let isFallback):
       process(
-        action, plan: plan(for: action.dispatchedType, in: plans), from: 0, watches: nil,
+        action, plan: plan(for: action.dispatchedType, in: plans), watches: nil,
         isFallback: isFallback)
     case .resume(let action, let flow):
-      process(action, plan: flow.plan, from: flow.index, watches: flow.watches, isFallback: false)
+      process(action, plan: flow.plan, watches: flow.watches, isFallback: false)
     case .sequence(let actions):
       runSequence(actions)
     }
@@ -350,6 +355,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       }
       return (fields.plans.chain, fields.observers, fields.errorSinks)
     }
+    // Closed, the state changes no more: a context that outlives the engine reads this.
+    let state = readState()
+    finalState.withLock { $0 = state }
     for entry in chain { entry.middleware.didDetach(from: identifier) }
     for sink in observers?.observers.allSinks ?? [] {
       _ = sink.flag.cancel()
