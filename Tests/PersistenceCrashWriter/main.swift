@@ -18,7 +18,7 @@ struct Ledger: Codable, Equatable, Sendable {
 
 struct Step: Action {}
 
-let steps = Mutator(\Ledger.self) { (ledger: inout Ledger, _: Step) in
+let steps = Mutator(\Ledger.self, key: "ledger") { (ledger: inout Ledger, _: Step) in
   ledger.counter += 1
   ledger.copies = Array(repeating: ledger.counter, count: 2_000)
 }
