@@ -64,7 +64,7 @@ let package = Package(
       ]),
     .executableTarget(
       name: "reduce-demo",
-      dependencies: ["Reduce", "ReduceThunk", "ReduceThrottle", "ReduceLogging", "ReduceUndo"]),
+      dependencies: ["Reduce", "ReduceThunk", "ReducePersistence", "ReduceLogging", "ReduceUndo"]),
     .testTarget(
       name: "ReduceDemoTests",
       dependencies: [

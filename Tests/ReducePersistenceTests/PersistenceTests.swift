@@ -144,3 +144,20 @@ import Testing
     }
   }
 }
+
+@Suite struct PersistenceFileModeTests {
+  @Test("a save keeps the permissions of the file it replaces")
+  func keepsPermissions() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("editor.json")
+    try directory.write(#"{"version": 1, "state": {"title": "", "body": ""}}"#, to: "editor.json")
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    let (store, persistence, _) = try makeEditor(in: directory)
+    store.dispatch(Edit.typed("private"))
+    try persistence.flush()
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    #expect(attributes[.posixPermissions] as? Int == 0o600)
+    #expect(try savedDocument(at: path).state.body == "private")
+  }
+}

@@ -45,7 +45,8 @@ enum FileSystem {
   /// Replaces the file at `path` with `data` in one step: a crash leaves the old file or the
   /// new one, never a mix.
   ///
-  /// It writes a temporary file in the same directory, flushes it to the disk (`fsync`),
+  /// It writes a temporary file in the same directory (with the permissions of the file it
+  /// replaces; 0644 less the umask for a new file), flushes it to the disk (`fsync`),
   /// renames it over `path`, and flushes the directory, so that the rename is durable too. On
   /// failure the temporary file is removed and the old file is untouched.
   static func replace(_ path: String, with data: Data) throws(Failure) {
@@ -59,6 +60,11 @@ enum FileSystem {
     guard descriptor >= 0 else { throw Failure(reason: errorText) }
     var closed = false
     do throws(Failure) {
+      // The new file keeps the old one's permissions: a file its user made private stays so.
+      var old = stat()
+      if stat(path, &old) == 0, fchmod(descriptor, old.st_mode & 0o7777) != 0 {
+        throw Failure(reason: errorText)
+      }
       try writeAll(data, to: descriptor)
       guard fsync(descriptor) == 0 else { throw Failure(reason: errorText) }
       closed = true
