@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-.build-docs/site}"
 graphs=.build-docs/symbol-graphs
-modules=(Reduce ReduceTesting ReduceThunk ReduceThrottle ReduceLogging ReduceUndo)
+modules=(Reduce ReduceTesting ReduceThunk ReduceThrottle ReduceLogging ReduceUndo ReducePersistence)
 rm -rf "$graphs"
 mkdir -p "$graphs" "$out"
 # The command also tries the test-runner modules, which have no symbol graph to give, and then

@@ -5,7 +5,7 @@ import ReducePersistence
 import ReduceThunk
 import ReduceUndo
 
-/// The editor: a store with every plugin in its chain, and the loop that turns lines into
+/// The editor: a store with its plugins in its chain, and the loop that turns lines into
 /// actions and prints the list after each one.
 ///
 /// Everything here runs on the main actor, one command at a time. What runs elsewhere (the load

@@ -1,7 +1,7 @@
 import Foundation
 import ReducePersistence
 
-/// `reduce-demo`: a terminal to-do editor on a Reduce store with every plugin in its chain.
+/// `reduce-demo`: a terminal to-do editor on a Reduce store with its plugins in its chain.
 ///
 /// ```
 /// reduce-demo [--script FILE] [--state FILE] [--log FILE]
