@@ -59,7 +59,7 @@ let package = Package(
     .testTarget(
       name: "ReducePersistenceTests",
       dependencies: [
-        "ReducePersistence", "ReduceTesting", "Reduce", "PersistenceCrashWriter",
+        "ReducePersistence", "ReduceTesting", "Reduce", "ReduceUndo", "PersistenceCrashWriter",
         "ReduceExecutableSupport",
       ]),
     .executableTarget(

@@ -17,6 +17,11 @@ public enum PersistenceError: Error, Sendable, CustomStringConvertible {
   /// The value could not be encoded (its `encode(to:)` threw, or the `.flat` layout was given a
   /// value that does not encode as a JSON object, or that has a `version` key of its own).
   case encodingFailed(reason: String)
+  /// Two attachments have the same key.
+  case duplicateAttachment(key: String)
+  /// The attachment with this key could not be restored: its data did not decode, or its
+  /// `restore` threw (`underlying`). The value was restored all the same.
+  case attachmentFailed(key: String, underlying: any Error)
   /// The file could not be written; the previous file, if any, is untouched, and the value
   /// stays pending: the next save writes it.
   ///
@@ -39,6 +44,10 @@ public enum PersistenceError: Error, Sendable, CustomStringConvertible {
         + (movedTo.map { "; it was moved to \($0)" } ?? "; it was left as it is")
     case .moveAsideFailed(let path, let problem, let reason):
       "cannot restore \(path): \(problem); moving it aside failed: \(reason)"
+    case .duplicateAttachment(let key):
+      "Two attachments have the key \"\(key)\"; give each its own."
+    case .attachmentFailed(let key, let underlying):
+      "cannot restore the attachment \"\(key)\": \(underlying)"
     case .encodingFailed(let reason):
       "cannot encode the state: \(reason)"
     case .writeFailed(let path, let reason):

@@ -43,6 +43,10 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
   /// Why the file could not be restored, when ``UnreadableFilePolicy/moveAsideAndStartFresh``
   /// moved it aside; nil otherwise.
   public let restoreError: PersistenceError?
+  /// The attachments that could not be restored, each as
+  /// ``PersistenceError/attachmentFailed(key:underlying:)``; empty when all were (or there were
+  /// none in the file).
+  public let attachmentErrors: [PersistenceError]
   private let scope: WritableKeyPath<State, Value> & Sendable
   private let engine: PersistenceEngine<State, Value>
   /// Passes an action on watching the value; made in `init`, where the types are known.
@@ -60,6 +64,8 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
   ///   - onUnreadableFile: What to do with a file that exists but cannot be restored.
   ///   - clock: The clock that times the saves; `ContinuousClock` by default.
   ///   - name: The middleware's name, unique in a store's chain.
+  ///   - attachments: Data saved beside the value that is not in the state, such as an undo
+  ///     history; restored here, when the value is.
   ///   - onSave: Turns the outcome of each save made by the timer or ``flush()`` into an action
   ///     to dispatch, or nil for none. Not called for the final save when the store goes away.
   /// - Throws: ``PersistenceError`` for invalid options, or a file that cannot be restored
@@ -73,6 +79,7 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
     onUnreadableFile: UnreadableFilePolicy = .fail,
     clock: some Clock<Duration> = ContinuousClock(),
     name: String = "PersistenceMiddleware",
+    attachments: [PersistenceAttachment<Value>] = [],
     onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)? = nil
   ) throws(PersistenceError) {
     guard debounce > .zero else { throw .nonPositiveDebounce(debounce) }
@@ -80,11 +87,19 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
       throw .maxWaitShorterThanDebounce(maxWait: maxWait, debounce: debounce)
     }
     try format.validate()
+    var keys = Set<String>()
+    for attachment in attachments where !keys.insert(attachment.key).inserted {
+      throw .duplicateAttachment(key: attachment.key)
+    }
     let codec = StateFileCodec<Value>(format: format)
-    (restoredValue, restoreError) = try Self.restore(path, codec, onUnreadableFile)
+    let restored = try Self.restore(path, codec, onUnreadableFile)
+    restoredValue = restored.value
+    restoreError = restored.error
+    attachmentErrors =
+      restored.data.map { Self.restore(attachments, from: $0, codec, restored.value) } ?? []
     let engine = PersistenceEngine<State, Value>(
       path: path, codec: codec, debounce: debounce, maxWait: maxWait,
-      timing: PersistenceTiming(clock: clock), onSave: onSave)
+      timing: PersistenceTiming(clock: clock), onSave: onSave, attachments: attachments)
     self.name = name
     self.path = path
     self.scope = scope
@@ -99,10 +114,11 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
     }
   }
 
-  /// Reads the file: its value, or nil when there is none; or the error the policy allows.
+  /// Reads the file: its value and bytes, or nil when there is none; or the error the policy
+  /// allows.
   private static func restore(
     _ path: String, _ codec: StateFileCodec<Value>, _ policy: UnreadableFilePolicy
-  ) throws(PersistenceError) -> (Value?, PersistenceError?) {
+  ) throws(PersistenceError) -> (value: Value?, data: Data?, error: PersistenceError?) {
     let problem: StateFileProblem
     do throws(StateFileProblem) {
       let data: Data?
@@ -111,8 +127,8 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
       } catch {
         throw .cannotRead(reason: error.reason)
       }
-      guard let data else { return (nil, nil) }
-      return (try codec.decode(data), nil)
+      guard let data else { return (nil, nil, nil) }
+      return (try codec.decode(data), data, nil)
     } catch {
       problem = error
     }
@@ -127,7 +143,31 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
     }
     let error = PersistenceError.unusableFile(path: path, problem: problem, movedTo: movedTo)
     guard policy == .moveAsideAndStartFresh else { throw error }
-    return (nil, error)
+    return (nil, nil, error)
+  }
+
+  /// Gives each attachment its saved data, and returns the failures.
+  private static func restore(
+    _ attachments: [PersistenceAttachment<Value>], from data: Data, _ codec: StateFileCodec<Value>,
+    _ value: Value?
+  ) -> [PersistenceError] {
+    guard !attachments.isEmpty else { return [] }
+    let saved: [String: AttachmentDecoder]
+    do {
+      saved = try codec.attachments(in: data)
+    } catch {
+      return [.attachmentFailed(key: "attachments", underlying: error)]
+    }
+    var failures: [PersistenceError] = []
+    for attachment in attachments {
+      guard let decoder = saved[attachment.key] else { continue }
+      do {
+        try attachment.restore(decoder, value)
+      } catch {
+        failures.append(.attachmentFailed(key: attachment.key, underlying: error))
+      }
+    }
+    return failures
   }
 
   /// The initial state with the restored value in place of the kept part; the state as it is
@@ -209,6 +249,7 @@ extension PersistenceMiddleware where Value == State {
   ///   - onUnreadableFile: What to do with a file that exists but cannot be restored.
   ///   - clock: The clock that times the saves; `ContinuousClock` by default.
   ///   - name: The middleware's name, unique in a store's chain.
+  ///   - attachments: Data saved beside the value that is not in the state.
   ///   - onSave: Turns the outcome of each save into an action to dispatch, or nil for none.
   /// - Throws: ``PersistenceError`` for invalid options or a file that cannot be restored.
   public init(
@@ -219,10 +260,12 @@ extension PersistenceMiddleware where Value == State {
     onUnreadableFile: UnreadableFilePolicy = .fail,
     clock: some Clock<Duration> = ContinuousClock(),
     name: String = "PersistenceMiddleware",
+    attachments: [PersistenceAttachment<Value>] = [],
     onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)? = nil
   ) throws(PersistenceError) {
     try self.init(
       file: path, scope: \State.self, format: format, debounce: debounce, maxWait: maxWait,
-      onUnreadableFile: onUnreadableFile, clock: clock, name: name, onSave: onSave)
+      onUnreadableFile: onUnreadableFile, clock: clock, name: name, attachments: attachments,
+      onSave: onSave)
   }
 }

@@ -1,5 +1,5 @@
 // Exporting and importing an undo history, so that an app can save it with its document and
-// reopen with its undo steps.
+// reopen with its undo steps (with ReducePersistence: a `PersistenceAttachment`).
 
 /// An undo history in a form that can be saved and restored: the steps to undo, the steps to
 /// redo, and the tracked value they lead from.

@@ -54,14 +54,17 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
   let maxWait: Duration?
   let timing: PersistenceTiming
   let onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)?
+  let attachments: [PersistenceAttachment<Value>]
   let book = Locked(Book())
   /// Held while a file is written: the sequence of the newest value written.
   let written = Locked<UInt64>(0)
 
   init(
     path: String, codec: StateFileCodec<Value>, debounce: Duration, maxWait: Duration?,
-    timing: PersistenceTiming, onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)?
+    timing: PersistenceTiming, onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)?,
+    attachments: [PersistenceAttachment<Value>]
   ) {
+    self.attachments = attachments
     self.path = path
     self.codec = codec
     self.debounce = debounce
@@ -174,8 +177,12 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
       return (pending, book.context)
     }
     guard let (pending, context) = taken else { return nil }
+    var saved: [String: AnyEncodable] = [:]
+    for attachment in attachments {
+      if let payload = attachment.save() { saved[attachment.key] = AnyEncodable(base: payload) }
+    }
     let result = Result { () throws(PersistenceError) in
-      let data = try codec.encode(pending.value)
+      let data = try codec.encode(pending.value, attachments: saved)
       try written.withLock { (newest: inout UInt64) throws(PersistenceError) in
         // A newer value was written meanwhile: this one must not replace it.
         guard pending.sequence > newest else { return }

@@ -9,12 +9,19 @@ struct StateFileCodec<Value: Codable & Sendable>: Sendable {
     var version: Int
   }
 
+  private struct EnvelopeWithAttachments: Encodable {
+    var attachments: [String: AnyEncodable]?
+    var state: Value
+    var version: Int
+  }
+
   private struct VersionProbe: Decodable {
     var version: Int
   }
 
-  private struct VersionKeyProbe: Decodable {
+  private struct ReservedKeysProbe: Decodable {
     var version: IgnoredValue?
+    var attachments: IgnoredValue?
   }
 
   /// Decodes any JSON value and keeps nothing.
@@ -24,17 +31,23 @@ struct StateFileCodec<Value: Codable & Sendable>: Sendable {
 
   // MARK: Encoding
 
-  /// The file's bytes for a value: pretty-printed JSON with sorted keys and a final newline.
-  func encode(_ value: Value) throws(PersistenceError) -> Data {
+  /// The file's bytes for a value and its attachments: pretty-printed JSON with sorted keys
+  /// and a final newline.
+  func encode(_ value: Value, attachments: [String: AnyEncodable] = [:]) throws(PersistenceError)
+    -> Data
+  {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     do {
       switch format.layout {
       case .envelope:
-        return try encoder.encode(Envelope(state: value, version: format.version))
-          + Data("\n".utf8)
+        let envelope = EnvelopeWithAttachments(
+          attachments: attachments.isEmpty ? nil : attachments, state: value,
+          version: format.version)
+        return try encoder.encode(envelope) + Data("\n".utf8)
       case .flat:
-        return try flat(encoder.encode(value))
+        let members = try attachments.isEmpty ? nil : encoder.encode(attachments)
+        return try flat(encoder.encode(value), attachments: members)
       }
     } catch let error as PersistenceError {
       throw error
@@ -43,20 +56,26 @@ struct StateFileCodec<Value: Codable & Sendable>: Sendable {
     }
   }
 
-  /// The value's JSON object with the version as its first member.
-  private func flat(_ json: Data) throws(PersistenceError) -> Data {
+  /// The value's JSON object with the attachments and the version as its first members.
+  private func flat(_ json: Data, attachments: Data?) throws(PersistenceError) -> Data {
     let bytes = Array(json)
     guard let open = bytes.firstIndex(where: { !Self.isSpace($0) }),
       bytes[open] == UInt8(ascii: "{")
     else {
       throw .encodingFailed(reason: "the .flat layout needs a value that encodes as a JSON object")
     }
-    if (try? JSONDecoder().decode(VersionKeyProbe.self, from: json))?.version != nil {
+    let probe = try? JSONDecoder().decode(ReservedKeysProbe.self, from: json)
+    if probe?.version != nil {
       throw .encodingFailed(reason: "the value has a \"version\" key of its own")
+    }
+    if attachments != nil, probe?.attachments != nil {
+      throw .encodingFailed(reason: "the value has an \"attachments\" key of its own")
     }
     let rest = bytes[(open + 1)...]
     let isEmpty = rest.allSatisfy { Self.isSpace($0) || $0 == UInt8(ascii: "}") }
-    let member = "\n  \"version\" : \(format.version)" + (isEmpty ? "\n}" : ",")
+    let attachmentsMember =
+      attachments.map { "\n  \"attachments\" : " + String(decoding: $0, as: UTF8.self) + "," } ?? ""
+    let member = attachmentsMember + "\n  \"version\" : \(format.version)" + (isEmpty ? "\n}" : ",")
     let tail = isEmpty ? [] : Array(rest)
     return Data(bytes[...open] + Array(member.utf8) + tail + Array("\n".utf8))
   }
@@ -119,12 +138,32 @@ struct StateFileCodec<Value: Codable & Sendable>: Sendable {
         return try JSONSerialization.data(withJSONObject: state, options: [.fragmentsAllowed])
       case .flat:
         object["version"] = nil
+        object["attachments"] = nil
         return try JSONSerialization.data(withJSONObject: object)
       }
     } catch let problem as StateFileProblem {
       throw problem
     } catch {
       throw .notDecodable(underlying: error)
+    }
+  }
+
+  // MARK: Attachments
+
+  /// The saved JSON of each attachment in a file, by key; empty when it has none.
+  ///
+  /// - Throws: When the file's `attachments` member is not an object.
+  func attachments(in data: Data) throws -> [String: AttachmentDecoder] {
+    let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    guard let member = object?["attachments"] else { return [:] }
+    guard let attachments = member as? [String: Any] else {
+      throw DecodingError.typeMismatch(
+        [String: Any].self,
+        .init(codingPath: [], debugDescription: "The \"attachments\" member is not an object."))
+    }
+    return try attachments.mapValues { json in
+      AttachmentDecoder(
+        json: try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed]))
     }
   }
 }
