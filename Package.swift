@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "ReduceThunk", targets: ["ReduceThunk"]),
     .library(name: "ReduceUndo", targets: ["ReduceUndo"]),
     .library(name: "ReduceLogging", targets: ["ReduceLogging"]),
+    .library(name: "ReducePersistence", targets: ["ReducePersistence"]),
     // So that a package depending on Reduce can `swift run reduce-audit` to check its logs.
     .executable(name: "reduce-audit", targets: ["reduce-audit"]),
   ],
@@ -52,9 +53,21 @@ let package = Package(
       dependencies: [
         "ReduceLogging", "Reduce", "reduce-audit", "AuditCrashWriter", "ReduceExecutableSupport",
       ]),
+    .target(
+      name: "ReducePersistence", dependencies: ["Reduce"], path: "Plugins/ReducePersistence"),
+    // Saves a changing state until it is killed: the persistence crash test's child process.
+    .executableTarget(
+      name: "PersistenceCrashWriter", dependencies: ["Reduce", "ReducePersistence"],
+      path: "Tests/PersistenceCrashWriter"),
+    .testTarget(
+      name: "ReducePersistenceTests",
+      dependencies: [
+        "ReducePersistence", "ReduceTesting", "Reduce", "ReduceUndo", "PersistenceCrashWriter",
+        "ReduceExecutableSupport",
+      ]),
     .executableTarget(
       name: "reduce-demo",
-      dependencies: ["Reduce", "ReduceThunk", "ReduceThrottle", "ReduceLogging", "ReduceUndo"]),
+      dependencies: ["Reduce", "ReduceThunk", "ReducePersistence", "ReduceLogging", "ReduceUndo"]),
     .testTarget(
       name: "ReduceDemoTests",
       dependencies: [

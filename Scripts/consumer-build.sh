@@ -25,6 +25,7 @@ let package = Package(
       dependencies: [
         .product(name: "Reduce", package: "Reduce"),
         .product(name: "ReduceLogging", package: "Reduce"),
+        .product(name: "ReducePersistence", package: "Reduce"),
         .product(name: "ReduceTesting", package: "Reduce"),
         .product(name: "ReduceThrottle", package: "Reduce"),
         .product(name: "ReduceThunk", package: "Reduce"),
@@ -35,8 +36,10 @@ let package = Package(
 )
 MANIFEST
 cat >"$work/Sources/Consumer/main.swift" <<'SOURCE'
+import Foundation
 import Reduce
 import ReduceLogging
+import ReducePersistence
 import ReduceTesting
 import ReduceThrottle
 import ReduceThunk
@@ -46,6 +49,9 @@ struct AppState: Equatable, Sendable {
   var count = 0
   var title = ""
 }
+let statePath = NSTemporaryDirectory() + "/reduce-consumer-\(getpid()).json"
+let persistence = try PersistenceMiddleware<AppState, String>(
+  file: statePath, scope: \AppState.title)
 
 enum AppAction: Action {
   case incremented
@@ -65,6 +71,7 @@ let store = try Store(
     try ThrottleMiddleware<AppState>(rules: [.debounce(AppAction.self, for: .milliseconds(10))]),
     LoggingMiddleware<AppState>(format: .jsonLines, sink: .standardError),
     try UndoMiddleware<AppState>(scope: \.title),
+    persistence,
   ])
 store.dispatch(Batch([AppAction.incremented, AppAction.incremented]))
 store.dispatch(Thunk<AppState, Void> { context in context.dispatch(AppAction.titled("a")) })
@@ -73,6 +80,7 @@ let recorder = RecordingMiddleware<AppState>()
 _ = recorder
 let state = await store.send(AppAction.incremented)
 print("consumer:", (try? state.get())?.count ?? -1)
+if try persistence.flush() { try FileManager.default.removeItem(atPath: statePath) }
 SOURCE
 swift build -c release --package-path "$work" >&2
 "$work/.build/release/Consumer"

@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-.build-docs/site}"
 graphs=.build-docs/symbol-graphs
-modules=(Reduce ReduceTesting ReduceThunk ReduceThrottle ReduceLogging ReduceUndo)
+modules=(Reduce ReduceTesting ReduceThunk ReduceThrottle ReduceLogging ReduceUndo ReducePersistence)
 
 # The guides each module's documentation carries as articles.
 guides_of() {
@@ -27,6 +27,7 @@ guides_of() {
     ReduceThrottle) echo "Throttle" ;;
     ReduceLogging) echo "Logging AuditTrail" ;;
     ReduceUndo) echo "Undo" ;;
+    ReducePersistence) echo "Persistence" ;;
   esac
 }
 

@@ -7,8 +7,9 @@ import Foundation
 ///
 /// - `$REDUCE_DEMO_DATA_DIR`, when set and not empty (tests use it; so may you);
 /// - on Darwin, `reduce-demo` in the user's Application Support directory;
-/// - elsewhere, `reduce-demo` in `$XDG_DATA_HOME` when it is an absolute path, else in
-///   `~/.local/share` (the XDG Base Directory defaults).
+/// - elsewhere, `reduce-demo` in `$XDG_STATE_HOME` when it is an absolute path, else in
+///   `~/.local/state` (the XDG Base Directory defaults: the list is state an app keeps between
+///   runs, not a document the user handles).
 ///
 /// It is created when missing, with its missing parents, readable and writable by the user only
 /// (mode 0700). An existing directory is used as it is.
@@ -35,8 +36,8 @@ enum DefaultList {
       }
       return support.appendingPathComponent("reduce-demo", isDirectory: true)
     #else
-      if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-        return URL(fileURLWithPath: data, isDirectory: true)
+      if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+        return URL(fileURLWithPath: state, isDirectory: true)
           .appendingPathComponent("reduce-demo", isDirectory: true)
       }
       let home =
@@ -46,7 +47,7 @@ enum DefaultList {
         throw StateFile.Failure(description: "cannot find a home directory for the list")
       }
       return URL(fileURLWithPath: home, isDirectory: true)
-        .appendingPathComponent(".local/share/reduce-demo", isDirectory: true)
+        .appendingPathComponent(".local/state/reduce-demo", isDirectory: true)
     #endif
   }
 

@@ -1,38 +1,38 @@
 import Foundation
 import Reduce
 import ReduceLogging
-import ReduceThrottle
+import ReducePersistence
 import ReduceThunk
 import ReduceUndo
 
-/// The editor: a store with every plugin in its chain, and the loop that turns lines into
+/// The editor: a store with its plugins in its chain, and the loop that turns lines into
 /// actions and prints the list after each one.
 ///
 /// Everything here runs on the main actor, one command at a time. What runs elsewhere (the load
-/// thunk's task, the throttle's timer that delivers a debounced save) goes through the store,
+/// thunk's task, the persistence's timer that saves once edits pause) goes through the store,
 /// which serializes it with the commands. `load` is awaited with `store.perform`, so the next
 /// command starts only after the load finished, and the output is in the same order every run.
 @MainActor
 final class DemoApp {
   let store: Store<AppState>
   let undo: UndoMiddleware<AppState>
+  let persistence: PersistenceMiddleware<AppState, TodoList>
   let stateFile: StateFile
   /// The audit log, or nil when the demo keeps none.
   let logPath: String?
   private var subscriptions: Set<Subscription> = []
 
-  /// Builds the store: `[thunk, throttle, autosave, logging, undo]`, without the logging when
-  /// there is no log.
+  /// Builds the store: `[thunk, autosave, logging, undo]`, without the logging when there is
+  /// no log.
+  ///
+  /// The list the persistence restored is in the store's initial state.
   ///
   /// - Throws: When a plugin refuses its options or the store refuses a plugin (for example an
   ///   audit log that cannot be opened).
-  init(list: TodoList, stateFile: StateFile, logPath: String?, settings: Settings) throws {
-    let throttle = try ThrottleMiddleware<AppState>(rules: [
-      // A burst of edits leaves one save request, delivered once edits pause.
-      .debounce(AutosaveAction.self, for: settings.autosaveDelay) { action in
-        action == .requested ? "autosave" : nil
-      }
-    ])
+  init(
+    persistence: PersistenceMiddleware<AppState, TodoList>, stateFile: StateFile,
+    logPath: String?, settings: Settings
+  ) throws {
     let audit = logPath.map { path in
       LoggingMiddleware<AppState>(
         name: "audit", format: .jsonLines, sink: .file(path: path, chained: true))
@@ -59,14 +59,14 @@ final class DemoApp {
         }
       })
     self.store = try Store(
-      initialState: AppState(todos: list),
+      initialState: persistence.restoring(AppState()),
       mutators: [Mutators.todos, Mutators.ui],
       middleware: [
         ThunkMiddleware(dependencies: DemoDependencies(loadDelay: settings.loadDelay)),
-        throttle,
-        AutosaveMiddleware(file: stateFile, startingList: list),
+        persistence,
       ] + (audit.map { [$0] } ?? []) + [undo])
     self.undo = undo
+    self.persistence = persistence
     self.stateFile = stateFile
     self.logPath = logPath
     store.subscribe(to: \.ui.loading) { phase in
@@ -107,10 +107,15 @@ final class DemoApp {
     print("> " + line.trimmingCharacters(in: .whitespacesAndNewlines).escapingControlCharacters())
   }
 
-  /// Saves what the throttle still holds, closes the log, and says where everything is.
+  /// Saves what is pending, closes the log, and says where everything is.
   private func finish() -> Int32 {
-    store.dispatch(ThrottleAction.flush)
+    // A failure is also dispatched as `AutosaveAction.failed`, which the switch below reports.
+    let flushed = Result { () throws(PersistenceError) in try persistence.flush() }
     store.removeMiddleware(named: "audit")  // closes the log file
+    if case .failure(let error) = flushed {
+      printError("error: the list was not saved: \(error)")
+      return 1
+    }
     switch store.state.ui.autosave {
     case .failed(let reason):
       printError("error: the list was not saved: \(reason)")
@@ -126,27 +131,30 @@ final class DemoApp {
 
   /// Saves the list for a stop signal, from the queue that handles it, and says so.
   ///
-  /// The main actor may be blocked reading a line, so this touches only the store, which
-  /// serializes the save with whatever command is running, and the state file. The save
-  /// writes the list at once, not after the autosave's quiet time.
+  /// The main actor may be blocked reading a line, so this touches only the persistence, whose
+  /// flush writes the list at once (not after the autosave's quiet time), and the store, which
+  /// serializes the flush's `AutosaveAction` with whatever command is running.
   ///
   /// - Parameter signal: The signal that asks the demo to stop.
   /// - Returns: Whether the list on disk is the list in memory.
   nonisolated func saveBeforeStopping(for signal: StopSignal) -> Bool {
-    let outcome = store.dispatch(AutosaveAction.stopSignalReceived(signal.name))
-    switch outcome.map(\.ui.autosave) {
-    case .success(.saved(let items)):
-      writeLine("Stopped by \(signal.name): saved \(count(items, "item")) to \(stateFile.path).")
-      return true
-    case .success(.none):
-      writeLine("Stopped by \(signal.name): nothing changed; \(stateFile.path) was not written.")
-      return true
-    case .success(.failed(let reason)):
-      printError("error: stopped by \(signal.name); the list was not saved: \(reason)")
-    case .failure(let error):
+    do throws(PersistenceError) {
+      try persistence.flush()
+    } catch {
       printError("error: stopped by \(signal.name); the list was not saved: \(error)")
+      return false
     }
-    return false
+    switch store.state.ui.autosave {
+    case .saved(let items):
+      writeLine("Stopped by \(signal.name): saved \(count(items, "item")) to \(stateFile.path).")
+    case .none:
+      writeLine("Stopped by \(signal.name): nothing changed; \(stateFile.path) was not written.")
+    case .failed(let reason):
+      // Not reached: a failed save stays pending, and the flush above wrote it.
+      printError("error: stopped by \(signal.name); the list was not saved: \(reason)")
+      return false
+    }
+    return true
   }
 
   // MARK: Commands

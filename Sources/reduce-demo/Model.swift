@@ -18,6 +18,9 @@ struct Todo: Codable, Equatable, Sendable {
 }
 
 /// The undoable, saved part of the state.
+///
+/// Decoding checks that the list is whole and consistent (see `StateFile.problem(with:)`), so
+/// that the persistence refuses a file whose ids could overflow or collide.
 struct TodoList: Codable, Equatable, Sendable {
   var items: [Todo] = []
   /// The id the next added item gets.
@@ -115,12 +118,30 @@ enum LoadAction: Action, Equatable, Encodable {
   case failed(source: String, reason: String)
 }
 
-/// Saving the list: requested after every change (and debounced), or at once when a signal asks
-/// the demo to stop; then what the write did.
+/// What a save of the list did: dispatched by the persistence after each save it makes once
+/// edits pause, and after a flush (at the end of the input, or for a stop signal).
 enum AutosaveAction: Action, Equatable, Encodable {
-  case requested
-  /// A stop signal arrived (its name, `SIGTERM`): the list is written at once.
-  case stopSignalReceived(String)
   case saved(items: Int)
   case failed(reason: String)
+}
+
+extension TodoList {
+  private enum CodingKeys: String, CodingKey {
+    case items
+    case nextID
+  }
+
+  /// Decodes a list and refuses one that is not consistent: ids from 1 to `idLimit - 1`, each
+  /// used once, and a `nextID` above every id and at most the limit.
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    let items = try container.decode([Todo].self, forKey: .items)
+    let nextID = try container.decode(Int.self, forKey: .nextID)
+    let contents = StateFile.Contents(version: 1, nextID: nextID, items: items)
+    if let problem = StateFile.problem(with: contents) {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath + problem.path, debugDescription: problem.text))
+    }
+    self.init(items: items, nextID: nextID)
+  }
 }

@@ -84,7 +84,6 @@ enum Mutators {
   }
   .on(AutosaveAction.self) { (ui: inout UIState, action) in
     switch action {
-    case .requested, .stopSignalReceived: break
     case .saved(let items): ui.autosave = .saved(items: items)
     case .failed(let reason): ui.autosave = .failed(reason: reason)
     }

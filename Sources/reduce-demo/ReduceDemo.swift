@@ -1,6 +1,7 @@
 import Foundation
+import ReducePersistence
 
-/// `reduce-demo`: a terminal to-do editor on a Reduce store with every plugin in its chain.
+/// `reduce-demo`: a terminal to-do editor on a Reduce store with its plugins in its chain.
 ///
 /// ```
 /// reduce-demo [--script FILE] [--state FILE] [--log FILE]
@@ -28,7 +29,7 @@ enum ReduceDemo {
     A terminal to-do editor on a Reduce store: commands from standard input, one per line.
       --script FILE  run the commands in FILE, without prompts
       --state FILE   where the list is autosaved and reloaded from (default: todos.json in
-                     $XDG_DATA_HOME/reduce-demo or ~/.local/share/reduce-demo, on macOS
+                     $XDG_STATE_HOME/reduce-demo or ~/.local/state/reduce-demo, on macOS
                      ~/Library/Application Support/reduce-demo; $REDUCE_DEMO_DATA_DIR
                      replaces the directory, which is created for you alone, mode 0700)
       --log FILE     keep an audit log, a hash-chained JSON-lines file that
@@ -72,15 +73,16 @@ enum ReduceDemo {
     }
 
     let environment = ProcessInfo.processInfo.environment
+    let settings = Settings(environment: environment)
     let stateFile: StateFile
-    let list: TodoList?
+    let persistence: PersistenceMiddleware<AppState, TodoList>
     do throws(StateFile.Failure) {
       if let path = options.statePath {
         stateFile = StateFile(path: path)
       } else {
         stateFile = StateFile(path: try DefaultList.prepare(environment: environment))
       }
-      list = try stateFile.load()
+      persistence = try stateFile.persistence(settings: settings)
       try stateFile.checkWritable()
     } catch {
       printError("reduce-demo: \(error); pass another --state FILE")
@@ -89,15 +91,16 @@ enum ReduceDemo {
     let app: DemoApp
     do {
       app = try DemoApp(
-        list: list ?? TodoList(), stateFile: stateFile, logPath: options.logPath,
-        settings: Settings(environment: environment))
+        persistence: persistence, stateFile: stateFile, logPath: options.logPath,
+        settings: settings)
     } catch {
       printError("reduce-demo: cannot start: \(error)")
       return 1
     }
     let signals = StopSignalHandler { signal in app.saveBeforeStopping(for: signal) }
     print("reduce-demo: a to-do list on a Reduce store. Type help for the commands.")
-    let reloaded = list.map { "reloaded \(count($0.items.count, "item"))" } ?? "new"
+    let reloaded =
+      persistence.restoredValue.map { "reloaded \(count($0.items.count, "item"))" } ?? "new"
     print("List: \(stateFile.path) (\(reloaded))")
     print("Log:  \(options.logPath ?? "none (--log FILE keeps an audit log)")")
     let status = await app.run(&input)

@@ -1,6 +1,11 @@
 import Foundation
 
 /// The JSON file the list is saved to and reloaded from (`--state FILE`).
+///
+/// `ReducePersistence` restores and saves it (see `DemoApp.persistence(for:settings:)`), in its
+/// `.flat` layout: the list's own keys and `"version": 1`, the layout the demo has always
+/// written. This type checks the directory before a session starts, and, when the persistence
+/// refuses a file, reads it again to say exactly what is wrong with it and on which line.
 struct StateFile: Sendable {
   /// What went wrong reading or writing the file, in one sentence.
   struct Failure: Error, CustomStringConvertible {
@@ -16,11 +21,11 @@ struct StateFile: Sendable {
 
   let path: String
 
-  /// The list saved in the file, or nil when there is no file yet.
+  /// The list saved in the file, or nil when there is no file yet: the demo's own reading,
+  /// which says what is wrong with a file the persistence refused.
   ///
   /// A file is read only when it is a whole, consistent list: version 1, every id from 1 to
   /// `TodoList.idLimit - 1` and used once, and a `nextID` above every id and at most the limit.
-  /// Anything else is refused, and the file is left as it is for the user to repair.
   ///
   /// - Throws: ``Failure`` when the file exists but cannot be read or is not a saved list; its
   ///   description names the file, the line and what is wrong there.
@@ -68,20 +73,6 @@ struct StateFile: Sendable {
     }
     guard FileManager.default.isWritableFile(atPath: directory) else {
       throw Failure(description: "cannot save the list to \(path): \(directory) is not writable")
-    }
-  }
-
-  /// Writes the list, replacing the file in one step (a crash leaves the old or the new file).
-  ///
-  /// - Throws: ``Failure`` when the file cannot be written.
-  func save(_ list: TodoList) throws(Failure) {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    do {
-      let data = try encoder.encode(Contents(version: 1, nextID: list.nextID, items: list.items))
-      try (data + Data("\n".utf8)).write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-      throw Failure(description: "cannot write \(path): \(Self.reason(error))")
     }
   }
 

@@ -15,29 +15,36 @@ struct DefaultListCase: CustomTestStringConvertible, Sendable {
 private let portableCases = [
   DefaultListCase(
     testDescription: "REDUCE_DEMO_DATA_DIR",
-    environment: ["REDUCE_DEMO_DATA_DIR": "ROOT/custom/data", "XDG_DATA_HOME": "ROOT/xdg"],
+    environment: ["REDUCE_DEMO_DATA_DIR": "ROOT/custom/data", "XDG_STATE_HOME": "ROOT/xdg"],
     directory: "custom/data")
 ]
 
 #if canImport(Darwin)
   private let platformCases: [DefaultListCase] = []
 #else
-  /// The XDG Base Directory places.
+  /// The XDG Base Directory places: the list is state, so `XDG_STATE_HOME`; `XDG_DATA_HOME`,
+  /// where older demos kept it, is not looked at.
   private let platformCases = [
     DefaultListCase(
-      testDescription: "XDG_DATA_HOME",
-      environment: ["REDUCE_DEMO_DATA_DIR": "", "XDG_DATA_HOME": "ROOT/xdg", "HOME": "ROOT/home"],
+      testDescription: "XDG_STATE_HOME",
+      environment: [
+        "REDUCE_DEMO_DATA_DIR": "", "XDG_STATE_HOME": "ROOT/xdg", "XDG_DATA_HOME": "ROOT/data",
+        "HOME": "ROOT/home",
+      ],
       directory: "xdg/reduce-demo"),
     DefaultListCase(
-      testDescription: "~/.local/share when XDG_DATA_HOME is empty",
-      environment: ["REDUCE_DEMO_DATA_DIR": "", "XDG_DATA_HOME": "", "HOME": "ROOT/home"],
-      directory: "home/.local/share/reduce-demo"),
-    DefaultListCase(
-      testDescription: "~/.local/share when XDG_DATA_HOME is relative",
+      testDescription: "~/.local/state when XDG_STATE_HOME is empty",
       environment: [
-        "REDUCE_DEMO_DATA_DIR": "", "XDG_DATA_HOME": "relative/data", "HOME": "ROOT/home",
+        "REDUCE_DEMO_DATA_DIR": "", "XDG_STATE_HOME": "", "XDG_DATA_HOME": "ROOT/data",
+        "HOME": "ROOT/home",
       ],
-      directory: "home/.local/share/reduce-demo"),
+      directory: "home/.local/state/reduce-demo"),
+    DefaultListCase(
+      testDescription: "~/.local/state when XDG_STATE_HOME is relative",
+      environment: [
+        "REDUCE_DEMO_DATA_DIR": "", "XDG_STATE_HOME": "relative/state", "HOME": "ROOT/home",
+      ],
+      directory: "home/.local/state/reduce-demo"),
   ]
 #endif
 

@@ -1,0 +1,249 @@
+import Foundation
+import Reduce
+
+/// Why a persistence refused to join a store.
+struct AlreadyAttached: Error, CustomStringConvertible {
+  var description: String {
+    "this PersistenceMiddleware already serves another store; create one per store and file."
+  }
+}
+
+/// The shared state of a ``PersistenceMiddleware`` and its copies: what is pending, the timer,
+/// and the writes.
+///
+/// Decisions are made under `book`'s lock; encoding, writing, reporting and dispatching happen
+/// after it is released. Writes are serialized by `written`, which also keeps an older value
+/// from replacing a newer one that another thread wrote first.
+final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Sendable>: Sendable {
+  /// A value that changed and is not saved yet.
+  struct Pending: Sendable {
+    var value: Value
+    /// The action whose reduction made the change, for error reports.
+    var action: any Action
+    /// Counts changes: a higher number is a newer value.
+    var sequence: UInt64
+  }
+
+  struct Book: Sendable {
+    var attachment: ObjectIdentifier?
+    /// The context of the last change, to report failures and dispatch outcomes later.
+    var context: MiddlewareContext<State>?
+    var pending: Pending?
+    /// When the first pending change arrived, for `maxWait`.
+    var firstChange: Duration?
+    /// When the pending value is due to be saved.
+    var deadline: Duration?
+    /// Whether a timer task runs, and which one may run.
+    var driverRunning = false
+    var generation: UInt64 = 0
+    var driver: Task<Void, Never>?
+    var sequence: UInt64 = 0
+    var lastError: PersistenceError?
+  }
+
+  /// What one save did.
+  struct Attempt {
+    var pending: Pending
+    var context: MiddlewareContext<State>?
+    var result: Result<Void, PersistenceError>
+  }
+
+  let path: String
+  let codec: StateFileCodec<Value>
+  let debounce: Duration
+  let maxWait: Duration?
+  let timing: PersistenceTiming
+  let onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)?
+  let attachments: [PersistenceAttachment<Value>]
+  let book = Locked(Book())
+  /// Held while a file is written: the sequence of the newest value written.
+  let written = Locked<UInt64>(0)
+
+  init(
+    path: String, codec: StateFileCodec<Value>, debounce: Duration, maxWait: Duration?,
+    timing: PersistenceTiming, onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)?,
+    attachments: [PersistenceAttachment<Value>]
+  ) {
+    self.attachments = attachments
+    self.path = path
+    self.codec = codec
+    self.debounce = debounce
+    self.maxWait = maxWait
+    self.timing = timing
+    self.onSave = onSave
+  }
+
+  deinit {
+    // The last copy went away with a change unsaved (it never joined a store, or its store
+    // kept it past `didDetach`): write it, as the store's deinitialisation would have.
+    _ = saveNow()
+  }
+
+  var hasPendingChanges: Bool { book.withLock { $0.pending != nil } }
+
+  var lastError: PersistenceError? { book.withLock { $0.lastError } }
+
+  // MARK: Changes and the timer
+
+  /// Notes a changed value and makes sure a timer will save it.
+  func changed(to value: Value, by action: any Action, context: MiddlewareContext<State>) {
+    let now = timing.now()
+    let start: UInt64? = book.withLock { book in
+      guard book.attachment != nil else { return nil }
+      book.context = context
+      book.sequence += 1
+      book.pending = Pending(value: value, action: action, sequence: book.sequence)
+      let first = book.firstChange ?? now
+      book.firstChange = first
+      var deadline = now + debounce
+      if let maxWait { deadline = min(deadline, first + maxWait) }
+      book.deadline = deadline
+      guard !book.driverRunning else { return nil }
+      book.driverRunning = true
+      book.generation += 1
+      return book.generation
+    }
+    if let generation = start { startDriver(generation) }
+  }
+
+  private func startDriver(_ generation: UInt64) {
+    let task = Task(executorPreference: timing.executor) { [weak self] in
+      guard let self else { return }
+      await self.drive(generation: generation)
+    }
+    let isCurrent = book.withLock { book in
+      guard book.generation == generation, book.driverRunning else { return false }
+      book.driver = task
+      return true
+    }
+    if !isCurrent { task.cancel() }
+  }
+
+  private enum Step {
+    case exit
+    case save
+    case sleep(until: Duration)
+  }
+
+  /// Sleeps until the pending value is due, saves it, and ends when nothing is pending.
+  ///
+  /// A change while it sleeps moves the deadline: it wakes at the old one, finds the new one,
+  /// and sleeps again.
+  private func drive(generation: UInt64) async {
+    while true {
+      let now = timing.now()
+      let step: Step = book.withLock { book in
+        guard book.generation == generation, book.driverRunning else { return .exit }
+        guard let deadline = book.deadline else {
+          book.driverRunning = false
+          book.driver = nil
+          return .exit
+        }
+        return now >= deadline ? .save : .sleep(until: deadline)
+      }
+      switch step {
+      case .exit:
+        return
+      case .save:
+        if let attempt = saveNow() { publish(attempt) }
+      case .sleep(let deadline):
+        do {
+          try await timing.sleep(deadline)
+        } catch {
+          // Cancelled by `didDetach`; a clock that fails otherwise leaves the pending value to
+          // the timer the next change starts, or to a flush.
+          book.withLock { book in
+            guard book.generation == generation else { return }
+            book.driverRunning = false
+            book.driver = nil
+          }
+          return
+        }
+      }
+    }
+  }
+
+  // MARK: Saving
+
+  /// Writes the pending value now, if there is one.
+  ///
+  /// - Returns: What was saved and how it went, or nil when nothing was pending.
+  func saveNow() -> Attempt? {
+    let taken: (Pending, MiddlewareContext<State>?)? = book.withLock { book in
+      guard let pending = book.pending else { return nil }
+      book.pending = nil
+      book.deadline = nil
+      book.firstChange = nil
+      return (pending, book.context)
+    }
+    guard let (pending, context) = taken else { return nil }
+    var saved: [String: AnyEncodable] = [:]
+    for attachment in attachments {
+      if let payload = attachment.save() { saved[attachment.key] = AnyEncodable(base: payload) }
+    }
+    let result = Result { () throws(PersistenceError) in
+      let data = try codec.encode(pending.value, attachments: saved)
+      try written.withLock { (newest: inout UInt64) throws(PersistenceError) in
+        // A newer value was written meanwhile: this one must not replace it.
+        guard pending.sequence > newest else { return }
+        do throws(FileSystem.Failure) {
+          try FileSystem.replace(path, with: data)
+        } catch {
+          throw .writeFailed(path: path, reason: error.reason)
+        }
+        newest = pending.sequence
+      }
+    }
+    book.withLock { book in
+      switch result {
+      case .success:
+        book.lastError = nil
+      case .failure(let error):
+        // Kept for the next save, unless a newer change is pending already.
+        if book.pending == nil { book.pending = pending }
+        book.lastError = error
+      }
+    }
+    return Attempt(pending: pending, context: context, result: result)
+  }
+
+  /// Reports a failed save on the store's `errors` and dispatches the app's outcome action.
+  func publish(_ attempt: Attempt) {
+    guard let context = attempt.context else { return }
+    let outcome: SaveOutcome<Value>
+    switch attempt.result {
+    case .success: outcome = .saved(attempt.pending.value)
+    case .failure(let error):
+      outcome = .failed(error)
+      context.report(error, for: attempt.pending.action)
+    }
+    if let action = onSave?(outcome) { context.dispatch(action) }
+  }
+
+  // MARK: Attaching
+
+  func willAttach(to store: ObjectIdentifier) throws {
+    let joined = book.withLock { book in
+      guard book.attachment == nil || book.attachment == store else { return false }
+      book.attachment = store
+      return true
+    }
+    if !joined { throw AlreadyAttached() }
+  }
+
+  /// Stops the timer and writes what is pending: the final save when the store goes away.
+  func didDetach(from store: ObjectIdentifier) {
+    let task: Task<Void, Never>? = book.withLock { book in
+      guard book.attachment == store else { return nil }
+      book.attachment = nil
+      book.context = nil
+      book.driverRunning = false
+      book.generation += 1
+      defer { book.driver = nil }
+      return book.driver
+    }
+    task?.cancel()
+    // A failure stays in `lastError`, and the value pending for a flush or the deinit.
+    _ = saveNow()
+  }
+}

@@ -1,0 +1,271 @@
+import Foundation
+public import Reduce
+
+/// A middleware that keeps a `Codable` part of the state (or all of it) in a file: restored
+/// when the app starts, saved after changes once they pause, written atomically.
+///
+/// The middleware reads the file when it is created, so that the saved value is part of the
+/// store's initial state: observers never see the state without it, and no action is needed to
+/// bring it in (an undo history or an audit log would otherwise record one). Build the store's
+/// initial state with ``restoring(_:)``:
+///
+/// ```swift
+/// let persistence = try PersistenceMiddleware(
+///   file: url.path, scope: \Editor.document, debounce: .seconds(1), maxWait: .seconds(10))
+/// let store = try Store(
+///   initialState: persistence.restoring(Editor()), mutators: [edits],
+///   middleware: [persistence])
+/// ```
+///
+/// After an action changed the value, the middleware saves it once changes paused for
+/// `debounce`, and at the latest `maxWait` after the first unsaved change. ``flush()`` saves
+/// at once; leaving the store (`removeMiddleware(named:)` or the store's deinitialisation)
+/// saves what is pending. A failed save is published on the store's `errors` as
+/// ``PersistenceError/writeFailed(path:reason:)``; the state is untouched, and the next save
+/// (after the next change, a flush, or leaving the store) writes the value again.
+///
+/// Each write replaces the file in one step: a temporary file in the same directory is
+/// written and flushed to the disk, renamed over the file, and the directory is flushed. A
+/// crash leaves the old file or the new one, never a mix; it can lose the changes not yet
+/// saved, at most `maxWait` of them.
+///
+/// The middleware's copies share one state. One middleware serves one store, and one file
+/// should be kept by one middleware.
+public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable & Sendable>:
+  Middleware
+{
+  /// The middleware's name in the chain.
+  public let name: String
+  /// The file's path.
+  public let path: String
+  /// The value restored from the file, or nil when there was no file (or it was moved aside).
+  public let restoredValue: Value?
+  /// Why the file could not be restored, when ``UnreadableFilePolicy/moveAsideAndStartFresh``
+  /// moved it aside; nil otherwise.
+  public let restoreError: PersistenceError?
+  /// The attachments that could not be restored, each as
+  /// ``PersistenceError/attachmentFailed(key:underlying:)``; empty when all were (or there were
+  /// none in the file).
+  public let attachmentErrors: [PersistenceError]
+  private let scope: WritableKeyPath<State, Value> & Sendable
+  private let engine: PersistenceEngine<State, Value>
+  /// Passes an action on watching the value; made in `init`, where the types are known.
+  private let passWatched:
+    @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws(DispatchError) -> Void
+
+  /// Creates the middleware and restores the file.
+  ///
+  /// - Parameters:
+  ///   - path: The file's path. Its directory must exist; the file need not.
+  ///   - scope: The part of the state to keep; `\State.self` for the whole state.
+  ///   - format: The file's version, layout and migrations.
+  ///   - debounce: How long changes must pause before a save; positive.
+  ///   - maxWait: The longest a change waits for a save while changes go on; nil for no limit.
+  ///   - onUnreadableFile: What to do with a file that exists but cannot be restored.
+  ///   - clock: The clock that times the saves; `ContinuousClock` by default.
+  ///   - name: The middleware's name, unique in a store's chain.
+  ///   - attachments: Data saved beside the value that is not in the state, such as an undo
+  ///     history; restored here, when the value is.
+  ///   - onSave: Turns the outcome of each save made by the timer or ``flush()`` into an action
+  ///     to dispatch, or nil for none. Not called for the final save when the store goes away.
+  /// - Throws: ``PersistenceError`` for invalid options, or a file that cannot be restored
+  ///   (unless `onUnreadableFile` is ``UnreadableFilePolicy/moveAsideAndStartFresh``).
+  public init(
+    file path: String,
+    scope: WritableKeyPath<State, Value> & Sendable,
+    format: PersistenceFormat = PersistenceFormat(),
+    debounce: Duration = .seconds(1),
+    maxWait: Duration? = .seconds(10),
+    onUnreadableFile: UnreadableFilePolicy = .fail,
+    clock: some Clock<Duration> = ContinuousClock(),
+    name: String = "PersistenceMiddleware",
+    attachments: [PersistenceAttachment<Value>] = [],
+    onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)? = nil
+  ) throws(PersistenceError) {
+    guard debounce > .zero else { throw .nonPositiveDebounce(debounce) }
+    if let maxWait, maxWait < debounce {
+      throw .maxWaitShorterThanDebounce(maxWait: maxWait, debounce: debounce)
+    }
+    try format.validate()
+    var keys = Set<String>()
+    for attachment in attachments where !keys.insert(attachment.key).inserted {
+      throw .duplicateAttachment(key: attachment.key)
+    }
+    let codec = StateFileCodec<Value>(format: format)
+    let restored = try Self.restore(path, codec, onUnreadableFile)
+    restoredValue = restored.value
+    restoreError = restored.error
+    attachmentErrors =
+      restored.data.map { Self.restore(attachments, from: $0, codec, restored.value) } ?? []
+    let engine = PersistenceEngine<State, Value>(
+      path: path, codec: codec, debounce: debounce, maxWait: maxWait,
+      timing: PersistenceTiming(clock: clock), onSave: onSave, attachments: attachments)
+    self.name = name
+    self.path = path
+    self.scope = scope
+    self.engine = engine
+    self.passWatched = { action, context, next throws(DispatchError) in
+      try next(
+        action, watching: { $0[keyPath: scope] },
+        onReduced: { reduction in
+          guard reduction.before != reduction.after else { return }
+          engine.changed(to: reduction.after, by: reduction.action, context: context)
+        })
+    }
+  }
+
+  /// Reads the file: its value and bytes, or nil when there is none; or the error the policy
+  /// allows.
+  private static func restore(
+    _ path: String, _ codec: StateFileCodec<Value>, _ policy: UnreadableFilePolicy
+  ) throws(PersistenceError) -> (value: Value?, data: Data?, error: PersistenceError?) {
+    let problem: StateFileProblem
+    do throws(StateFileProblem) {
+      let data: Data?
+      do {
+        data = try FileSystem.contents(of: path)
+      } catch {
+        throw .cannotRead(reason: error.reason)
+      }
+      guard let data else { return (nil, nil, nil) }
+      return (try codec.decode(data), data, nil)
+    } catch {
+      problem = error
+    }
+    guard policy != .fail else {
+      throw .unusableFile(path: path, problem: problem, movedTo: nil)
+    }
+    let movedTo: String
+    do {
+      movedTo = try FileSystem.moveAside(path, at: Date())
+    } catch {
+      throw .moveAsideFailed(path: path, problem: problem, reason: error.reason)
+    }
+    let error = PersistenceError.unusableFile(path: path, problem: problem, movedTo: movedTo)
+    guard policy == .moveAsideAndStartFresh else { throw error }
+    return (nil, nil, error)
+  }
+
+  /// Gives each attachment its saved data, and returns the failures.
+  private static func restore(
+    _ attachments: [PersistenceAttachment<Value>], from data: Data, _ codec: StateFileCodec<Value>,
+    _ value: Value?
+  ) -> [PersistenceError] {
+    guard !attachments.isEmpty else { return [] }
+    let saved: [String: AttachmentDecoder]
+    do {
+      saved = try codec.attachments(in: data)
+    } catch {
+      return [.attachmentFailed(key: "attachments", underlying: error)]
+    }
+    var failures: [PersistenceError] = []
+    for attachment in attachments {
+      guard let decoder = saved[attachment.key] else { continue }
+      do {
+        try attachment.restore(decoder, value)
+      } catch {
+        failures.append(.attachmentFailed(key: attachment.key, underlying: error))
+      }
+    }
+    return failures
+  }
+
+  /// The initial state with the restored value in place of the kept part; the state as it is
+  /// when nothing was restored.
+  ///
+  /// - Parameter initialState: The app's initial state.
+  /// - Returns: The state to create the store with.
+  public func restoring(_ initialState: State) -> State {
+    guard let restoredValue else { return initialState }
+    var state = initialState
+    state[keyPath: scope] = restoredValue
+    return state
+  }
+
+  /// Whether a change waits to be saved (including one whose save failed).
+  public var hasPendingChanges: Bool { engine.hasPendingChanges }
+
+  /// The error of the last save, or nil when it succeeded (or none was made).
+  ///
+  /// The final save when the store goes away has no store to report to: look here.
+  public var lastSaveError: PersistenceError? { engine.lastError }
+
+  /// Saves the pending value now, if there is one.
+  ///
+  /// A failure is also published on the store's `errors`, and the value stays pending. Called
+  /// from inside a dispatch, the `onSave` action runs right after the current action.
+  ///
+  /// - Returns: Whether a value was written; false when nothing was pending.
+  /// - Throws: ``PersistenceError/writeFailed(path:reason:)`` or
+  ///   ``PersistenceError/encodingFailed(reason:)``.
+  @discardableResult
+  public func flush() throws(PersistenceError) -> Bool {
+    guard let attempt = engine.saveNow() else { return false }
+    engine.publish(attempt)
+    try attempt.result.get()
+    return true
+  }
+
+  /// Passes the action on and notes whether it changed the kept value.
+  ///
+  /// The actions of a `Batch` pass on unwatched: the batch is watched as one change.
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - context: The store's context.
+  ///   - next: Passes the action on.
+  /// - Throws: The `DispatchError` of the rest of the chain.
+  public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
+    throws
+  {
+    guard context.batch == nil else { return try next(action) }
+    try passWatched(action, context, next)
+  }
+
+  /// Joins a store; refuses a second store while it serves one.
+  ///
+  /// - Parameter store: The store's identity.
+  /// - Throws: An error explaining that the middleware serves another store.
+  public func willAttach(to store: ObjectIdentifier) throws {
+    try engine.willAttach(to: store)
+  }
+
+  /// Leaves a store: stops the timer and saves what is pending.
+  ///
+  /// - Parameter store: The store's identity.
+  public func didDetach(from store: ObjectIdentifier) {
+    engine.didDetach(from: store)
+  }
+}
+
+extension PersistenceMiddleware where Value == State {
+  /// Creates a middleware that keeps the whole state, and restores the file.
+  ///
+  /// - Parameters:
+  ///   - path: The file's path. Its directory must exist; the file need not.
+  ///   - format: The file's version, layout and migrations.
+  ///   - debounce: How long changes must pause before a save; positive.
+  ///   - maxWait: The longest a change waits for a save while changes go on; nil for no limit.
+  ///   - onUnreadableFile: What to do with a file that exists but cannot be restored.
+  ///   - clock: The clock that times the saves; `ContinuousClock` by default.
+  ///   - name: The middleware's name, unique in a store's chain.
+  ///   - attachments: Data saved beside the value that is not in the state.
+  ///   - onSave: Turns the outcome of each save into an action to dispatch, or nil for none.
+  /// - Throws: ``PersistenceError`` for invalid options or a file that cannot be restored.
+  public init(
+    file path: String,
+    format: PersistenceFormat = PersistenceFormat(),
+    debounce: Duration = .seconds(1),
+    maxWait: Duration? = .seconds(10),
+    onUnreadableFile: UnreadableFilePolicy = .fail,
+    clock: some Clock<Duration> = ContinuousClock(),
+    name: String = "PersistenceMiddleware",
+    attachments: [PersistenceAttachment<Value>] = [],
+    onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)? = nil
+  ) throws(PersistenceError) {
+    try self.init(
+      file: path, scope: \State.self, format: format, debounce: debounce, maxWait: maxWait,
+      onUnreadableFile: onUnreadableFile, clock: clock, name: name, attachments: attachments,
+      onSave: onSave)
+  }
+}

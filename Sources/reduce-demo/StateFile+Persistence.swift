@@ -1,0 +1,35 @@
+import Reduce
+import ReducePersistence
+
+extension StateFile {
+  /// The persistence that restores the list from this file and saves it there: once edits
+  /// pause for the autosave delay (and at least every ten delays while edits go on), at the end
+  /// of the input, and for a stop signal.
+  ///
+  /// The file keeps the layout the demo has always written, version 1 with the list's keys
+  /// beside `"version"` (the `.flat` layout). After each save the persistence dispatches
+  /// `AutosaveAction.saved` or `.failed`, so that the status line and the audit log show it.
+  ///
+  /// - Parameter settings: The autosave delay.
+  /// - Returns: The persistence, with the saved list restored (nil when there is no file yet).
+  /// - Throws: ``Failure`` when the file exists but is not a whole saved list: the sentence
+  ///   says what is wrong, and on which line. The file is left as it is.
+  func persistence(settings: Settings) throws(Failure) -> PersistenceMiddleware<AppState, TodoList>
+  {
+    do {
+      return try PersistenceMiddleware(
+        file: path, scope: \AppState.todos, format: PersistenceFormat(version: 1, layout: .flat),
+        debounce: settings.autosaveDelay, maxWait: settings.autosaveDelay * 10, name: "Autosave"
+      ) { outcome -> (any Action)? in
+        switch outcome {
+        case .saved(let list): AutosaveAction.saved(items: list.items.count)
+        case .failed(let error): AutosaveAction.failed(reason: error.description)
+        }
+      }
+    } catch {
+      // The demo's own reading of the file says what is wrong with it, and where.
+      _ = try load()
+      throw Failure(description: error.description)
+    }
+  }
+}

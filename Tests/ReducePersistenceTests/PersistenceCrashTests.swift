@@ -1,0 +1,124 @@
+import Foundation
+import Reduce
+import ReduceExecutableSupport
+import ReducePersistence
+import ReduceTesting
+import Testing
+
+/// The child's state, as `Tests/PersistenceCrashWriter/main.swift` keeps it.
+struct Ledger: Codable, Equatable, Sendable {
+  var counter = 0
+  var copies: [Int] = Array(repeating: 0, count: 2_000)
+
+  /// Whether this is a state the child can have had: `counter`, 2,000 times.
+  var isConsistent: Bool {
+    copies.count == 2_000 && copies.allSatisfy { $0 == counter }
+  }
+}
+
+/// What a child process printed, read as it arrives by a thread of its own.
+final class ChildOutput: @unchecked Sendable {
+  private let lock = NSCondition()
+  private var text = ""
+
+  func append(_ data: Data) {
+    lock.lock()
+    text += String(decoding: data, as: UTF8.self)
+    lock.broadcast()
+    lock.unlock()
+  }
+
+  /// The complete lines so far.
+  var lines: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return text.split(separator: "\n").dropLast(text.hasSuffix("\n") ? 0 : 1).map(String.init)
+  }
+
+  /// Waits until a complete line starting with `prefix` has arrived, or the deadline passed.
+  func waitForLine(startingWith prefix: String, until deadline: Date) -> String? {
+    lock.lock()
+    defer { lock.unlock() }
+    while true {
+      let complete = text.split(separator: "\n").dropLast(text.hasSuffix("\n") ? 0 : 1)
+      if let line = complete.first(where: { $0.hasPrefix(prefix) }) { return String(line) }
+      if !lock.wait(until: deadline) { return nil }
+    }
+  }
+}
+
+/// Kills a process that saves a changing state at random moments, over and over, and checks
+/// after each kill what an atomic replace promises: the file holds a whole state the process
+/// had, the last one it saved or the one it was writing.
+@Suite struct PersistenceCrashTests {
+  @Test("after 100 kills at random moments the file always holds a whole, saved state")
+  func killedWriter() throws {
+    let writer = try Executables.url("PersistenceCrashWriter")
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("ledger.json")
+    // The counter the file must hold at least: the last save the child said had returned.
+    var saved = 0
+    var progressed = 0
+    for round in 1...100 {
+      let output = ChildOutput()
+      let process = Process()
+      process.executableURL = writer
+      process.arguments = [path]
+      let pipe = Foundation.Pipe()
+      process.standardOutput = pipe
+      let errors = Foundation.Pipe()
+      process.standardError = errors
+      let finishedReading = DispatchSemaphore(value: 0)
+      Thread {
+        // Until the end of the file: the child's death closes the pipe.
+        while case let data = pipe.fileHandleForReading.availableData, !data.isEmpty {
+          output.append(data)
+        }
+        finishedReading.signal()
+      }.start()
+      try process.run()
+      let started = output.waitForLine(startingWith: "start ", until: Date() + 20)
+      guard let start = started.flatMap({ Int($0.dropFirst("start ".count)) }) else {
+        process.terminate()
+        process.waitUntilExit()
+        finishedReading.wait()
+        let reason = String(
+          decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        Issue.record("round \(round): the writer did not restore its file: \(reason)")
+        return
+      }
+      // Restored by the child itself: the last state saved, or the one written when killed.
+      #expect(start == saved || start == saved + 1, "round \(round): \(start) after \(saved)")
+      usleep(UInt32.random(in: 0...20_000))
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      finishedReading.wait()
+      let saves = output.lines.compactMap { line in
+        line.hasPrefix("saved ") ? Int(line.dropFirst("saved ".count)) : nil
+      }
+      let last = saves.last ?? start
+      guard let ledger = try restored(path) else {
+        // Killed before its first save: no file yet, and nothing said to be saved.
+        #expect(saved == 0 && saves.isEmpty, "round \(round): the file is gone")
+        continue
+      }
+      #expect(ledger.isConsistent, "round \(round): a torn state")
+      #expect(
+        ledger.counter == last || ledger.counter == last + 1,
+        "round \(round): the file holds \(ledger.counter), the child saved \(last) last")
+      if ledger.counter > start { progressed += 1 }
+      saved = ledger.counter
+    }
+    #expect(progressed > 50, "most rounds saved something before the kill")
+    // A kill between creating the temporary file and renaming it leaves the temporary file;
+    // the real file is never touched by one.
+    let names = try directory.names().filter { $0 != "ledger.json" }
+    #expect(names.allSatisfy { $0.hasPrefix(".ledger.json.tmp-") })
+  }
+
+  /// The ledger in the file, restored as the app restores it; nil when there is no file.
+  func restored(_ path: String) throws -> Ledger? {
+    try PersistenceMiddleware<Ledger, Ledger>(file: path, clock: ManualClock()).restoredValue
+  }
+}
