@@ -82,7 +82,11 @@ final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable
   /// for `Value` would look up the optional's type at every call.)
   @usableFromInline let select: @Sendable (UnsafePointer<State>, inout Value) -> Bool
   /// The value after the last refresh.
-  @usableFromInline var last: Value
+  ///
+  /// Unchecked exclusivity: only the turn holder reads or writes it, so accesses never overlap,
+  /// and the dynamic check of each `inout` access cost about 100 instructions per refreshed
+  /// group (measured on `scoped-1000`, 20 refreshes per dispatch).
+  @exclusivity(unchecked) @usableFromInline var last: Value
 
   @usableFromInline
   init(select: @escaping @Sendable (UnsafePointer<State>, inout Value) -> Bool, initial: Value) {
@@ -124,7 +128,7 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
   /// Where the value is stored in `State`, for a path of stored properties.
   @usableFromInline let offset: Int?
   /// The value after the last refresh.
-  @usableFromInline var last: Value
+  @exclusivity(unchecked) @usableFromInline var last: Value
 
   @usableFromInline
   init(path: KeyPath<State, Value>, initial: Value) {

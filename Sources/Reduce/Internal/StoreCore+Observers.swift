@@ -213,9 +213,9 @@ extension StoreCore {
     _ snapshot: ObserverSnapshot<State>?, tracked: Bool, action: any Action, old: State?,
     touched: [Range<Int>]?
   ) {
-    // Holding the turn, this thread alone changes the state: it reads it without the lock.
-    let current = local.pointee.state
-    if let old, let isEqual, isEqual(old, current) { return }
+    // Holding the turn, this thread alone changes the state: it reads it without the lock, in
+    // place (a copy of a large state costs more than telling its observers of one path).
+    if let old, let isEqual, isEqual(old, local.pointee.state) { return }
     if tracked, let store {
       registrar.withMutation(of: store, keyPath: \.state) {}
     }
@@ -224,7 +224,7 @@ extension StoreCore {
     if !observers.whole.isEmpty { due.append(observers.whole) }
     if old != nil, !observers.changes.isEmpty { due.append(observers.changes) }
     let othersDue = !due.isEmpty
-    var lastGroup: ScopedGroup<State>?
+    var lastGroup: Int?
     // Only the groups whose bytes the action's mutators touched, found by a binary search of
     // the groups by their bytes, and by index: a copy of each group would retain its closures
     // and sinks.
@@ -236,14 +236,15 @@ extension StoreCore {
       }
       guard changed else { return }
       due.append(observers.groups[index].sinks)
-      lastGroup = observers.groups[index]
+      lastGroup = index
     }
     if !othersDue, due.count == 1, let lastGroup {
       // One key path changed and nobody else is due: its group calls its observers with the
       // value it read once, each closure typed for it.
-      lastGroup.deliver(due[0])
+      observers.groups[lastGroup].deliver(due[0])
       return
     }
+    let current = local.pointee.state
     var change: StateChange<State>?
     Self.inSubscriptionOrder(due) { sink in
       guard !sink.flag.isCancelled else { return }
