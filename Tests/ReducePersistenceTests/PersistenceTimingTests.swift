@@ -33,6 +33,27 @@ import Testing
     #expect(clock.sleeperCount == 0)
   }
 
+  @Test("a debounced save lands when the clock reaches it, 1,000 times in a row, no polling")
+  func debounceDeterministic() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    for round in 1...1_000 {
+      let file = "editor-\(round).json"
+      func saved() throws -> String? {
+        guard FileManager.default.fileExists(atPath: directory.file(file)) else { return nil }
+        return try savedDocument(at: directory.file(file)).state.body
+      }
+      let (store, _, clock) = try makeEditor(in: directory, file: file)
+      store.dispatch(Edit.typed("r\(round)"))
+      await clock.advance(by: .milliseconds(499))
+      #expect(try saved() == nil, "round \(round): saved early")
+      await clock.advance(by: .milliseconds(1))
+      let saved = try saved()
+      #expect(saved == "r\(round)", "round \(round)")
+      if saved != "r\(round)" { break }
+    }
+  }
+
   @Test("changes that never pause are saved every maxWait", .timeLimit(.minutes(1)))
   func maxWait() async throws {
     let directory = try TemporaryDirectory()
