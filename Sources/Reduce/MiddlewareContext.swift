@@ -97,10 +97,8 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// for that should not hold up other dispatches, such as flushing a log to disk (concurrent
   /// dispatchers then share flushes).
   ///
-  /// It runs on the dispatching thread or task; or, when the store was busy and another thread
-  /// carried the dispatch out for it, on that thread, after it gave the turn up, with the work
-  /// of the other dispatches it carried out (the dispatcher is then woken once, with the work
-  /// done). Either way no lock is held and other dispatches go on meanwhile.
+  /// It runs on the dispatching thread or task (also when the store was busy and another thread
+  /// carried the dispatch out for it), with no lock held, while other dispatches go on.
   ///
   /// If `body` throws, the dispatch returns
   /// ``DispatchError/middlewareFailed(name:action:underlying:)`` (a ``DispatchError`` it throws

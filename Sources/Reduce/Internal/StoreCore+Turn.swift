@@ -380,9 +380,6 @@ extension StoreCore {
     // the lock that takes the next one (one hold per request fewer).
     var current: TurnRequest<State>?
     var failure: DispatchError?
-    // Requests carried out whose middleware asked for work before they return: told once that
-    // work is done, after the turn is given up (see `tellAfterWaiting(_:)`).
-    var waiting: [WaitingRequest<State>] = []
     while true {
       var resume:
         (CheckedContinuation<TurnRequest<State>.Outcome, Never>, TurnRequest<State>.Outcome)?
@@ -392,15 +389,14 @@ extension StoreCore {
           return .followUps(fields.pending)
         }
         if let request = current {
-          let result = failure.map(Result.failure) ?? .success(local.pointee.state)
-          let waits = takeReturnWaits()
-          if waits.isEmpty {
-            let outcome = TurnRequest<State>.Outcome.done(result, [])
-            tell(request, outcome)
-            if case .task(let continuation) = request.waiter { resume = (continuation, outcome) }
-          } else {
-            waiting.append(WaitingRequest(request: request, result: result, waits: waits))
-          }
+          // The requester runs what its middleware asked to run before it returns, on its own
+          // thread: dispatchers that wait for a flush then share it. (Measured, 8 threads on a
+          // durable log: running that work here for every request served, and telling them
+          // after, gave 2.1 to 2.3 times one thread's durable throughput; this, 2.6 to 3.4.)
+          let outcome = TurnRequest<State>.Outcome.done(
+            failure.map(Result.failure) ?? .success(local.pointee.state), takeReturnWaits())
+          tell(request, outcome)
+          if case .task(let continuation) = request.waiter { resume = (continuation, outcome) }
         }
         guard fields.incomingHead < fields.incoming.count else {
           if !fields.incoming.isEmpty {
@@ -434,37 +430,11 @@ extension StoreCore {
         served += 1
       case .handOver(let request):
         if case .task(let continuation) = request.waiter { continuation.resume(returning: .turn) }
-        if !waiting.isEmpty { tellAfterWaiting(waiting) }
         return
       case .end:
-        if !waiting.isEmpty { tellAfterWaiting(waiting) }
         return
       }
     }
-  }
-
-  /// Runs what middleware asked to run before the dispatches of requests this thread carried
-  /// out return, then tells them their results: after the turn was given up, so that other
-  /// dispatches go on meanwhile.
-  ///
-  /// On this thread rather than each requester's: a requester is then woken once, with its
-  /// work done, instead of once for its result and again for the work (the flush of a durable
-  /// log, which one `fsync` does for all of them). Measured, eight threads dispatching to a
-  /// durable audit log on two cores: (see Guides/Performance.md).
-  @usableFromInline
-  func tellAfterWaiting(_ waiting: [WaitingRequest<State>]) {
-    let outcomes = waiting.map { item in
-      (item.request, TurnRequest<State>.Outcome.done(runReturnWaits(item.waits, item.result), []))
-    }
-    var resumes:
-      [(CheckedContinuation<TurnRequest<State>.Outcome, Never>, TurnRequest<State>.Outcome)] = []
-    fields.withLock { _ in
-      for (request, outcome) in outcomes {
-        tell(request, outcome)
-        if case .task(let continuation) = request.waiter { resumes.append((continuation, outcome)) }
-      }
-    }
-    for (continuation, outcome) in resumes { continuation.resume(returning: outcome) }
   }
 
   /// Keeps `wait` to run before the dispatch `flow` belongs to returns; runs it now when this
@@ -517,22 +487,6 @@ enum ServeStep<State: Sendable> {
   case handOver(TurnRequest<State>)
   /// Nothing is left: the turn was given up.
   case end
-}
-
-/// A request carried out by the turn holder for another thread or task, told its result once
-/// what its middleware asked to run before it returns has run.
-@usableFromInline
-struct WaitingRequest<State: Sendable> {
-  @usableFromInline let request: TurnRequest<State>
-  @usableFromInline let result: Result<State, DispatchError>
-  @usableFromInline let waits: [ReturnWait]
-
-  @inlinable
-  init(request: TurnRequest<State>, result: Result<State, DispatchError>, waits: [ReturnWait]) {
-    self.request = request
-    self.result = result
-    self.waits = waits
-  }
 }
 
 /// What the turn holder does next when its own work is done.
