@@ -4,37 +4,6 @@ import Testing
 
 @testable import ReduceLogging
 
-/// What a child process printed, read as it arrives.
-final class ChildOutput: @unchecked Sendable {
-  private let lock = NSCondition()
-  private var text = ""
-
-  func append(_ data: Data) {
-    lock.lock()
-    text += String(decoding: data, as: UTF8.self)
-    lock.broadcast()
-    lock.unlock()
-  }
-
-  var lines: [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    return text.split(separator: "\n").map(String.init)
-  }
-
-  /// Waits until a complete line starting with `prefix` has arrived, or the deadline passed.
-  func waitForLine(startingWith prefix: String, until deadline: Date) -> String? {
-    lock.lock()
-    defer { lock.unlock() }
-    while true {
-      let complete = text.split(separator: "\n", omittingEmptySubsequences: true)
-        .dropLast(text.hasSuffix("\n") ? 0 : 1)
-      if let line = complete.first(where: { $0.hasPrefix(prefix) }) { return String(line) }
-      if !lock.wait(until: deadline) { return nil }
-    }
-  }
-}
-
 /// Kills a process that keeps a durable chained audit log at random moments, over and over, and
 /// checks after each kill what a write-ahead log promises.
 @Suite struct AuditCrashTests {
@@ -47,31 +16,10 @@ final class ChildOutput: @unchecked Sendable {
     var logged = 0
     var torn = 0
     for round in 1...100 {
-      let output = ChildOutput()
-      let process = Process()
-      process.executableURL = writer
-      process.arguments = [path]
-      let pipe = Foundation.Pipe()
-      process.standardOutput = pipe
-      let errors = Foundation.Pipe()
-      process.standardError = errors
-      let finishedReading = DispatchSemaphore(value: 0)
-      Thread {
-        // Until the end of the file: the child's death closes the pipe.
-        while case let data = pipe.fileHandleForReading.availableData, !data.isEmpty {
-          output.append(data)
-        }
-        finishedReading.signal()
-      }.start()
-      try process.run()
-      let started = output.waitForLine(startingWith: "start ", until: Date() + 20)
+      let child = try CrashChild(writer, arguments: [path])
+      let started = child.waitForLine(startingWith: "start ", until: Date() + 20)
       guard let start = started.flatMap({ Int($0.dropFirst("start ".count)) }) else {
-        process.terminate()
-        process.waitUntilExit()
-        finishedReading.wait()
-        let reason = String(
-          decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        Issue.record("round \(round): the writer did not restart from its log: \(reason)")
+        Issue.record("round \(round): the writer did not restart from its log: \(child.stop())")
         return
       }
       // The state rebuilt from the log holds every acknowledged deposit, and at most the one
@@ -79,10 +27,8 @@ final class ChildOutput: @unchecked Sendable {
       #expect(start >= acknowledged && start <= acknowledged + 1, "round \(round)")
       #expect(start == logged, "round \(round)")
       usleep(UInt32.random(in: 0...5_000))
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      finishedReading.wait()
-      let acks = output.lines.compactMap { line in
+      child.kill()
+      let acks = child.lines.compactMap { line in
         line.hasPrefix("ack ") ? Int(line.dropFirst("ack ".count)) : nil
       }
       acknowledged = max(start, acks.last ?? start)

@@ -16,37 +16,6 @@ struct Ledger: Codable, Equatable, Sendable {
   }
 }
 
-/// What a child process printed, read as it arrives by a thread of its own.
-final class ChildOutput: @unchecked Sendable {
-  private let lock = NSCondition()
-  private var text = ""
-
-  func append(_ data: Data) {
-    lock.lock()
-    text += String(decoding: data, as: UTF8.self)
-    lock.broadcast()
-    lock.unlock()
-  }
-
-  /// The complete lines so far.
-  var lines: [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    return text.split(separator: "\n").dropLast(text.hasSuffix("\n") ? 0 : 1).map(String.init)
-  }
-
-  /// Waits until a complete line starting with `prefix` has arrived, or the deadline passed.
-  func waitForLine(startingWith prefix: String, until deadline: Date) -> String? {
-    lock.lock()
-    defer { lock.unlock() }
-    while true {
-      let complete = text.split(separator: "\n").dropLast(text.hasSuffix("\n") ? 0 : 1)
-      if let line = complete.first(where: { $0.hasPrefix(prefix) }) { return String(line) }
-      if !lock.wait(until: deadline) { return nil }
-    }
-  }
-}
-
 /// Kills a process that saves a changing state at random moments, over and over, and checks
 /// after each kill what an atomic replace promises: the file holds a whole state the process
 /// had, the last one it saved or the one it was writing.
@@ -61,40 +30,17 @@ final class ChildOutput: @unchecked Sendable {
     var saved = 0
     var progressed = 0
     for round in 1...100 {
-      let output = ChildOutput()
-      let process = Process()
-      process.executableURL = writer
-      process.arguments = [path]
-      let pipe = Foundation.Pipe()
-      process.standardOutput = pipe
-      let errors = Foundation.Pipe()
-      process.standardError = errors
-      let finishedReading = DispatchSemaphore(value: 0)
-      Thread {
-        // Until the end of the file: the child's death closes the pipe.
-        while case let data = pipe.fileHandleForReading.availableData, !data.isEmpty {
-          output.append(data)
-        }
-        finishedReading.signal()
-      }.start()
-      try process.run()
-      let started = output.waitForLine(startingWith: "start ", until: Date() + 20)
+      let child = try CrashChild(writer, arguments: [path])
+      let started = child.waitForLine(startingWith: "start ", until: Date() + 20)
       guard let start = started.flatMap({ Int($0.dropFirst("start ".count)) }) else {
-        process.terminate()
-        process.waitUntilExit()
-        finishedReading.wait()
-        let reason = String(
-          decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        Issue.record("round \(round): the writer did not restore its file: \(reason)")
+        Issue.record("round \(round): the writer did not restore its file: \(child.stop())")
         return
       }
       // Restored by the child itself: the last state saved, or the one written when killed.
       #expect(start == saved || start == saved + 1, "round \(round): \(start) after \(saved)")
       usleep(UInt32.random(in: 0...20_000))
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-      finishedReading.wait()
-      let saves = output.lines.compactMap { line in
+      child.kill()
+      let saves = child.lines.compactMap { line in
         line.hasPrefix("saved ") ? Int(line.dropFirst("saved ".count)) : nil
       }
       let last = saves.last ?? start
