@@ -231,8 +231,14 @@ extension StoreCore {
     observers.forEachCandidate(touched) { index in
       // By address: holding the turn, this thread alone changes the state, and no reducer runs
       // while observers are told.
-      let changed = withUnsafePointer(to: &local.pointee.state) {
-        observers.groups[index].refresh($0)
+      let changed = withUnsafePointer(to: &local.pointee.state) { state -> Bool in
+        let snapshot = observers.groups[index].snapshot
+        if let snapshot, snapshot.matches(state) { return false }
+        let changed = observers.groups[index].refresh(state)
+        // Only when the group kept the value it read: then its last value holds the references
+        // among the recorded bytes (see `ByteSnapshot`).
+        if changed { snapshot?.record(state) }
+        return changed
       }
       guard changed else { return }
       due.append(observers.groups[index].sinks)
