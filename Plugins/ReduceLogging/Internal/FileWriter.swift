@@ -57,6 +57,12 @@ final class FileWriter: Sendable {
     var lastHash: String
     /// When a write last looked up the path (``checkFile(_:lookingUpPath:)``).
     var lastPathCheck = ContinuousClock.now
+
+    /// Whether a write should look the path up: the last look is
+    /// ``FileWriter/pathCheckInterval`` old.
+    var pathCheckIsDue: Bool {
+      lastPathCheck.duration(to: .now) >= FileWriter.pathCheckInterval
+    }
   }
 
   let state: Monitor<State>
@@ -92,7 +98,7 @@ final class FileWriter: Sendable {
     let text = chained ? nil : record.text
     return try state.withLock { state throws(LogSinkError) in
       if let failure = state.failure { throw failure }
-      if chained { try checkFile(&state, lookingUpPath: Self.pathCheckIsDue(&state)) }
+      if chained { try checkFile(&state, lookingUpPath: state.pathCheckIsDue) }
       let sequence = state.lastSequence + 1
       var line =
         text.map { Array($0.utf8) }
@@ -164,11 +170,6 @@ final class FileWriter: Sendable {
 
   /// How often, at most, a write looks the path up (``checkFile(_:lookingUpPath:)``).
   static let pathCheckInterval = Duration.milliseconds(100)
-
-  /// Whether a write should look the path up: the last look is ``pathCheckInterval`` old.
-  static func pathCheckIsDue(_ state: inout State) -> Bool {
-    state.lastPathCheck.duration(to: .now) >= pathCheckInterval
-  }
 
   private func sizeProblem(_ state: inout State, found: Int64) -> LogSinkError? {
     guard found != state.fileSize else { return nil }

@@ -100,12 +100,8 @@ final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable
   /// - Parameter sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
   @inlinable
   func deliver(to sinks: [Sink<State>]) {
-    let value = last
-    for sink in sinks {
-      // Every sink of this group was made for this value's type (`StoreCore.subscribe(selecting:)`).
-      let sink = unsafeDowncast(sink, to: ValueSink<State, Value>.self)
-      if !sink.flag.isCancelled { sink.observer(value) }
-    }
+    // Every sink of this group was made for this value's type (`StoreCore.subscribe(selecting:)`).
+    deliverValue(last, to: sinks)
   }
 
   /// Reads the value from the state (by address, as ``KeyPathValue/refresh(from:)``); returns
@@ -143,12 +139,8 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
   /// - Parameter sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
   @inlinable
   func deliver(to sinks: [Sink<State>]) {
-    let value = last
-    for sink in sinks {
-      // Every sink of this group was made for this value's type (`StoreCore.subscribe(to:)`).
-      let sink = unsafeDowncast(sink, to: ValueSink<State, Value>.self)
-      if !sink.flag.isCancelled { sink.observer(value) }
-    }
+    // Every sink of this group was made for this value's type (`StoreCore.subscribe(to:)`).
+    deliverValue(last, to: sinks)
   }
 
   /// Reads the value from the state; returns whether it differs from the last one, and keeps it.
@@ -161,6 +153,19 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
     if value == last { return false }
     last = value
     return true
+  }
+}
+
+/// Calls the observers that are not cancelled, in order, with a value of a group.
+///
+/// - Parameters:
+///   - value: The group's value after its last refresh.
+///   - sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
+@inlinable
+func deliverValue<State: Sendable, Value: Sendable>(_ value: Value, to sinks: [Sink<State>]) {
+  for sink in sinks {
+    let sink = unsafeDowncast(sink, to: ValueSink<State, Value>.self)
+    if !sink.flag.isCancelled { sink.observer(value) }
   }
 }
 
