@@ -47,8 +47,12 @@ extension FileWriter {
 
   private enum Step {
     case done
-    case lead(descriptor: Int32, covering: Int64)
+    case lead(descriptor: Int32)
   }
+
+  /// How many times a leader gives the processor to other threads while the stream grows,
+  /// before it flushes.
+  static var gatheringRounds: Int { 16 }
 
   private func commit(upTo target: Int64) throws(LogSinkError) {
     let mustWait = { (state: State) in state.flushing && state.durable < target }
@@ -58,9 +62,10 @@ extension FileWriter {
       try checkFile(&state)
       state.flushing = true
       state.syncs += 1
-      return .lead(descriptor: state.descriptor, covering: state.written)
+      return .lead(descriptor: state.descriptor)
     }
-    guard case .lead(let descriptor, let covering) = step else { return }
+    guard case .lead(let descriptor) = step else { return }
+    let covering = gatherWriters()
     let status = synchronize(descriptor)
     try state.withLock { state throws(LogSinkError) in
       state.flushing = false
@@ -73,5 +78,26 @@ extension FileWriter {
       }
       state.durable = max(state.durable, covering)
     }
+  }
+
+  /// Lets writers that are about to append do so before a flush starts, and returns the end of
+  /// the stream the flush will cover.
+  ///
+  /// A flush covers what was written before it started, and only one runs at a time. Without
+  /// this, the writers a flush releases write their next entries while the next flush already
+  /// runs, and have to wait for the one after it: with n writers, flushes alternate between
+  /// covering k and n - k entries, n / 2 on average. So the leader gives the processor up, and
+  /// looks again, for as long as the stream keeps growing (at most ``gatheringRounds`` times):
+  /// a lone writer pays one look, and busy writers fill the flush. PostgreSQL's `commit_delay`
+  /// does the same with a fixed sleep; this waits only while entries keep arriving.
+  private func gatherWriters() -> Int64 {
+    var covering = state.withLock { $0.written }
+    for _ in 0..<Self.gatheringRounds {
+      sched_yield()
+      let written = state.withLock { $0.written }
+      if written == covering { break }
+      covering = written
+    }
+    return covering
   }
 }
