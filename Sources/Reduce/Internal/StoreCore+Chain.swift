@@ -83,19 +83,24 @@ extension StoreCore {
     plan(for: action.dispatchedType)
   }
 
-  /// The plan for an action type, looked up or made.
+  /// The plan for an action type, looked up or made; turn holder only.
   ///
-  /// It is looked up in `known`, the chain's plans the caller has just read, or in the plans
-  /// read now; or made and kept, unless the chain changed in the meantime. Making one asks the
-  /// middleware, not under the lock.
+  /// It is looked up in the turn holder's setup, or made and kept, unless the chain changed in
+  /// the meantime. Making one asks the middleware, not under the lock.
   @inlinable
-  func plan(for type: any Action.Type, in known: ChainPlans<State>? = nil) -> ChainPlan<State> {
-    // Not `known ?? ...`, which would copy the reference the caller holds.
-    guard let plans = known else { return plan(for: type, in: fields.withLock { $0.plans }) }
-    if let plan = plans.plan(for: ObjectIdentifier(type)) { return plan }
+  func plan(for type: any Action.Type) -> ChainPlan<State> {
+    refreshSetup()
+    if let plan = local.pointee.setup.plans.plan(for: ObjectIdentifier(type)) { return plan }
+    return makePlan(for: type)
+  }
+
+  /// Makes the plan for an action type, and keeps it in the setup.
+  @usableFromInline
+  func makePlan(for type: any Action.Type) -> ChainPlan<State> {
+    let plans = local.pointee.setup.plans
     let plan = ChainPlan(type, core: self, chain: plans.chain)
     fields.withLock { fields in
-      if fields.plans === plans { fields.plans = plans.adding(plan) }
+      if fields.setup.plans === plans { changeSetup(&fields) { $0.plans = plans.adding(plan) } }
     }
     return plan
   }

@@ -6,10 +6,10 @@ extension StoreCore {
   private func updateObservers<R>(
     _ fields: inout CoreFields<State>, _ body: (inout Observers<State>) -> R
   ) -> R {
-    var observers = fields.observers?.observers ?? Observers()
+    var observers = fields.setup.observers?.observers ?? Observers()
     let result = body(&observers)
     observers.reindex()
-    fields.observers = observers.isEmpty ? nil : ObserverSnapshot(observers)
+    changeSetup(&fields) { $0.observers = observers.isEmpty ? nil : ObserverSnapshot(observers) }
     return result
   }
 
@@ -24,12 +24,12 @@ extension StoreCore {
       // Holding the turn, this thread alone changes the state.
       let (id, isOpen) = fields.withLock { fields in
         let id = makeID(&fields)
-        if !fields.closed {
+        if !fields.setup.closed {
           updateObservers(&fields) {
             $0.whole.append(Sink(id: id, flag: flag, delivery: .state(observer), finish: finish))
           }
         }
-        return (id, !fields.closed)
+        return (id, !fields.setup.closed)
       }
       if initial { observer(local.pointee.state) }
       if !isOpen { finish?() }
@@ -44,7 +44,7 @@ extension StoreCore {
     let flag = CancellationFlag()
     let id = fields.withLock { fields in
       let id = makeID(&fields)
-      if !fields.closed {
+      if !fields.setup.closed {
         updateObservers(&fields) {
           $0.changes.append(Sink(id: id, flag: flag, delivery: .change(observer), finish: nil))
         }
@@ -70,7 +70,7 @@ extension StoreCore {
       // Holding the turn, the committed state cannot change under us.
       let shareKey = ShareKey.path(path)
       let existing = fields.withLock {
-        $0.observers?.observers.groups.first { $0.shareKey == shareKey }?.value
+        $0.setup.observers?.observers.groups.first { $0.shareKey == shareKey }?.value
           as? KeyPathValue<State, Value>
       }
       let offset = MemoryLayout<State>.offset(of: path)
@@ -110,7 +110,7 @@ extension StoreCore {
     withTurn {
       let existing = shareKey.flatMap { key in
         fields.withLock {
-          $0.observers?.observers.groups.first { $0.shareKey == key }?.value
+          $0.setup.observers?.observers.groups.first { $0.shareKey == key }?.value
             as? SelectedValue<State, Value>
         }
       }
@@ -136,7 +136,7 @@ extension StoreCore {
     let flag = CancellationFlag()
     let (id, isOpen) = fields.withLock { fields in
       let id = makeID(&fields)
-      guard !fields.closed else { return (id, false) }
+      guard !fields.setup.closed else { return (id, false) }
       let sink = makeSink(id, flag)
       updateObservers(&fields) { observers in
         if let index = observers.groups.firstIndex(where: { $0.value === group.value }) {
@@ -173,7 +173,7 @@ extension StoreCore {
     let (stream, continuation) = AsyncStream.makeStream(
       of: DispatchError.self, bufferingPolicy: .bufferingNewest(ErrorSequence.bufferLimit))
     let id: UInt64? = fields.withLock { fields in
-      guard !fields.closed else { return nil }
+      guard !fields.setup.closed else { return nil }
       let id = makeID(&fields)
       fields.errorSinks[id] = continuation
       return id

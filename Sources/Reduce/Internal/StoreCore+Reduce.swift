@@ -46,22 +46,16 @@ extension StoreCore {
   /// or an observer needs it.
   @inlinable
   func commit(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
-    let type = flow.plan.actionType
-    var observers: ObserverSnapshot<State>?
-    let route = fields.withLock { fields -> Route<State>? in
-      if fields.closed { return nil }
-      let route = fields.registry.route(for: type)
-      if route.isEmpty { return route }
-      beginChange(&fields)
-      observers = fields.observers
-      return route
-    }
-    guard let route else { return }
+    refreshSetup()
+    if local.pointee.setup.closed { return }
+    let route = local.pointee.setup.registry.route(for: flow.plan.actionType)
     if route.isEmpty {
       // No change, but one that middleware asking to be shown changes are shown.
       try flow.watches?.willCommit?(PendingChange(action: action, mutators: []))
       return
     }
+    let observers = local.pointee.setup.observers
+    beginChange()
     let needsOld = observers?.needsOldState(stateIsEquatable: isEqual != nil) ?? false
     let old: State? = route.mayThrow || needsOld ? local.pointee.state : nil
     let watches = flow.watches
@@ -109,9 +103,13 @@ extension StoreCore {
   /// rolls back as a whole.
   @inlinable
   func stage(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
-    let type = flow.plan.actionType
-    let registry = local.pointee.batchRegistry ?? fields.withLock { $0.registry }
-    let route = registry.route(for: type)
+    let route: Route<State>
+    if let registry = local.pointee.batchRegistry {
+      route = registry.route(for: flow.plan.actionType)
+    } else {
+      refreshSetup()
+      route = local.pointee.setup.registry.route(for: flow.plan.actionType)
+    }
     if route.isEmpty {
       try flow.watches?.willCommit?(PendingChange(action: action, mutators: []))
       return
@@ -212,12 +210,11 @@ extension StoreCore {
       try watching(flow.watches, batch, staged: true, runNested)
       return
     }
-    let snapshot = fields.withLock { fields -> (Registry<State>, ObserverSnapshot<State>?)? in
-      if fields.closed { return nil }
-      beginChange(&fields)
-      return (fields.registry, fields.observers)
-    }
-    guard let (registry, observers) = snapshot else { return }
+    refreshSetup()
+    if local.pointee.setup.closed { return }
+    let registry = local.pointee.setup.registry
+    let observers = local.pointee.setup.observers
+    beginChange()
     let old = local.pointee.state
     let reducedBefore = local.pointee.stagedReductions
     local.pointee.batchRegistry = registry

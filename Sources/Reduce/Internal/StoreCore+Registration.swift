@@ -3,12 +3,12 @@ extension StoreCore {
 
   func register(_ mutator: Mutator<State>) throws(RegistrationError) {
     while true {
-      let snapshot = fields.withLock { $0.registry }
+      let snapshot = fields.withLock { $0.setup.registry }
       // Validation reads the state through `Mirror`, which may run user code: not under the lock.
       let entry = try snapshot.validate(mutator, state: readState())
       let swapped = fields.withLock { fields in
-        guard fields.registry === snapshot else { return false }
-        fields.registry = snapshot.adding(entry)
+        guard fields.setup.registry === snapshot else { return false }
+        changeSetup(&fields) { $0.registry = snapshot.adding(entry) }
         return true
       }
       if swapped { return }
@@ -17,18 +17,18 @@ extension StoreCore {
 
   func unregister(_ key: MutatorKey) -> Bool {
     fields.withLock { fields in
-      guard let smaller = fields.registry.removing(key) else { return false }
-      fields.registry = smaller
+      guard let smaller = fields.setup.registry.removing(key) else { return false }
+      changeSetup(&fields) { $0.registry = smaller }
       return true
     }
   }
 
-  var mutatorKeys: [MutatorKey] { fields.withLock { $0.registry.keys } }
+  var mutatorKeys: [MutatorKey] { fields.withLock { $0.setup.registry.keys } }
 
   func validateCoverage() throws(RegistrationError) {
     let state = readState()
     let covered = Set(
-      fields.withLock { $0.registry.entries }.flatMap(\.topLevelProperties))
+      fields.withLock { $0.setup.registry.entries }.flatMap(\.topLevelProperties))
     let missing = Mirror(reflecting: state).children.compactMap { child -> String? in
       guard let label = child.label, !covered.contains(label) else { return nil }
       return PropertyPath.isZeroSized(child.value) ? nil : label
@@ -40,7 +40,7 @@ extension StoreCore {
 
   func use(_ middleware: any Middleware<State>) throws(RegistrationError) {
     let name = middleware.name
-    let taken = fields.withLock { $0.plans.chain.contains { $0.name == name } }
+    let taken = fields.withLock { $0.setup.plans.chain.contains { $0.name == name } }
     if taken { throw .duplicateMiddleware(name) }
     do {
       try middleware.willAttach(to: identifier)
@@ -48,11 +48,12 @@ extension StoreCore {
       throw .middlewareRefused(name: name, reason: String(describing: error))
     }
     let added = fields.withLock { fields in
-      let chain = fields.plans.chain
+      let chain = fields.setup.plans.chain
       guard !chain.contains(where: { $0.name == name }) else { return false }
       // A new chain: every action type is planned again.
-      fields.plans = ChainPlans(
-        chain: chain + [MiddlewareEntry(name: name, middleware: middleware)])
+      changeSetup(&fields) {
+        $0.plans = ChainPlans(chain: chain + [MiddlewareEntry(name: name, middleware: middleware)])
+      }
       return true
     }
     if !added {
@@ -63,15 +64,15 @@ extension StoreCore {
 
   func removeMiddleware(named name: String) -> Bool {
     let removed: MiddlewareEntry<State>? = fields.withLock { fields in
-      var chain = fields.plans.chain
+      var chain = fields.setup.plans.chain
       guard let index = chain.firstIndex(where: { $0.name == name }) else { return nil }
       let removed = chain.remove(at: index)
-      fields.plans = ChainPlans(chain: chain)
+      changeSetup(&fields) { $0.plans = ChainPlans(chain: chain) }
       return removed
     }
     removed?.middleware.didDetach(from: identifier)
     return removed != nil
   }
 
-  var middlewareNames: [String] { fields.withLock { $0.plans.chain.map(\.name) } }
+  var middlewareNames: [String] { fields.withLock { $0.setup.plans.chain.map(\.name) } }
 }

@@ -121,7 +121,7 @@ extension StoreCore {
       }
       if fields.owner == nil {
         setOwner(&fields, thread)
-        return .taken(fields.plans)
+        return .taken
       }
       let request = TurnRequest(work: work(), waiter: .thread(Condition()))
       fields.incoming.append(request)
@@ -130,8 +130,8 @@ extension StoreCore {
     switch step {
     case .queued(let state):
       return .success(state)
-    case .taken(let plans):
-      return runOwnWork(work(), plans: plans)
+    case .taken:
+      return runOwnWork(work())
     case .waiting(let request):
       guard case .done(let result, let waits) = wait(for: request) else {
         return runOwnWork(work())
@@ -163,7 +163,7 @@ extension StoreCore {
         if fields.owner == nil {
           // The task may resume on another thread: it claims the turn once it runs.
           setOwner(&fields, .handedOver)
-          return .taken(nil)
+          return .taken
         }
         let request = TurnRequest(work: work, waiter: .task(continuation))
         fields.incoming.append(request)
@@ -212,7 +212,7 @@ extension StoreCore {
       if fields.owner == thread { return .queued(local.pointee.state) }
       if fields.owner == nil {
         setOwner(&fields, thread)
-        return .taken(nil)
+        return .taken
       }
       let request = TurnRequest<State>(work: nil, waiter: .thread(Condition()))
       fields.incoming.append(request)
@@ -276,15 +276,11 @@ extension StoreCore {
 
   /// Runs work with the turn held, then finishes the turn.
   ///
-  /// - Parameters:
-  ///   - work: The work.
-  ///   - plans: The chain's plans, when the caller read them as it took the turn.
+  /// - Parameter work: The work.
   /// - Returns: The state after the work and its follow-ups, or the work's failure.
   @inlinable
-  func runOwnWork(_ work: consuming PendingWork<State>, plans: ChainPlans<State>? = nil)
-    -> Result<State, DispatchError>
-  {
-    let failure = perform(work, plans: plans)
+  func runOwnWork(_ work: consuming PendingWork<State>) -> Result<State, DispatchError> {
+    let failure = perform(work)
     var waits: [ReturnWait] = []
     let state = finishOwnWork(collecting: &waits)
     // The result is made where it is returned: passed through `settle` it would be copied.
@@ -469,9 +465,8 @@ extension StoreCore {
 enum TurnStep<State: Sendable> {
   /// It holds the turn already: its work was queued behind the current action, at this state.
   case queued(State)
-  /// The turn was free, and is its own now; with the chain's plans, read in the same hold of
-  /// the lock.
-  case taken(ChainPlans<State>?)
+  /// The turn was free, and is its own now.
+  case taken
   /// Another thread holds it: the request waits for that thread.
   case waiting(TurnRequest<State>)
 }

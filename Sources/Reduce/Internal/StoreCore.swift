@@ -1,6 +1,14 @@
 public import Observation
 public import Synchronization
 
+#if canImport(Glibc)
+  public import Glibc
+#elseif canImport(Musl)
+  public import Musl
+#elseif canImport(Darwin)
+  public import Darwin
+#endif
+
 /// A middleware in a store's chain, with the name it was registered under.
 @usableFromInline
 final class MiddlewareEntry<State: Sendable>: Sendable {
@@ -41,17 +49,33 @@ final class ObserverSnapshot<State: Sendable>: Sendable {
   }
 }
 
-/// What a store's lock guards.
+/// What a store carries actions out with: its mutators, its chain and its observers, each an
+/// immutable snapshot.
+///
+/// The store keeps the current setup under its lock, and the turn holder a copy of its own
+/// (`TurnFields.setup`), taken again only when the store's changed: an action then reads its
+/// route, plan and observers without taking the lock.
 @usableFromInline
-struct CoreFields<State: Sendable> {
+struct Setup<State: Sendable>: Sendable {
   /// The mutators and their routes.
   @usableFromInline var registry = Registry<State>()
   /// The middleware chain, and which of its middleware each action type visits.
   @usableFromInline var plans = ChainPlans<State>(chain: [])
   /// The observers; nil when there are none.
   @usableFromInline var observers: ObserverSnapshot<State>?
-  @usableFromInline var errorSinks: [UInt64: AsyncStream<DispatchError>.Continuation] = [:]
+  /// Whether the store is closed: nothing more is reduced or delivered.
   @usableFromInline var closed = false
+
+  init() {}
+}
+
+/// What a store's lock guards.
+@usableFromInline
+struct CoreFields<State: Sendable> {
+  /// The current setup. Changed only through `StoreCore.changeSetup(_:_:)`, which tells the turn
+  /// holder.
+  @usableFromInline var setup: Setup<State>
+  @usableFromInline var errorSinks: [UInt64: AsyncStream<DispatchError>.Continuation] = [:]
   @usableFromInline var lastID: UInt64 = 0
 
   // The dispatch turn (see `StoreCore+Turn.swift`).
@@ -67,7 +91,9 @@ struct CoreFields<State: Sendable> {
   /// that queued it is taken.
   @usableFromInline var pending: [PendingWork<State>] = []
 
-  init() {}
+  init(setup: Setup<State>) {
+    self.setup = setup
+  }
 }
 
 /// The state of a store and what the thread holding its turn keeps for itself.
@@ -78,6 +104,10 @@ struct TurnFields<State: Sendable> {
   /// Only the turn holder writes it; other threads read it under the lock, once
   /// `changingState` is clear.
   @usableFromInline var state: State
+  /// Turn holder only: its copy of the store's setup, as of `setupGeneration`.
+  @usableFromInline var setup: Setup<State>
+  /// Turn holder only: the generation of the setup it copied (see `StoreCore.setupGeneration`).
+  @usableFromInline var setupGeneration: UInt64 = 0
   /// Turn holder only: the number of dispatch items processed.
   @usableFromInline var itemCounter: UInt64 = 0
   /// Turn holder only: whether the item being processed is a fallback action.
@@ -98,8 +128,9 @@ struct TurnFields<State: Sendable> {
   /// (`MiddlewareContext.beforeReturning(_:)`), handed to its dispatcher with the result.
   @usableFromInline var returnWaits: [ReturnWait] = []
 
-  init(state: State) {
+  init(state: State, setup: Setup<State>) {
     self.state = state
+    self.setup = setup
   }
 }
 
@@ -120,18 +151,25 @@ struct TurnFields<State: Sendable> {
 /// holder only" are touched by the thread holding the turn alone.
 @usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
-  @usableFromInline let fields = Locked(CoreFields<State>())
+  @usableFromInline let fields: Locked<CoreFields<State>>
   @usableFromInline let stateCommitted = Condition()
   /// The state and the turn holder's own fields: see the class's comment for who may touch
   /// them.
   @usableFromInline let turn: Exclusive<TurnFields<State>>
 
+  /// Counts the changes of the setup (`CoreFields.setup`), made with the lock held: the turn
+  /// holder compares it with the generation of its copy before it uses the copy.
+  @usableFromInline let setupGeneration = Atomic<UInt64>(0)
+
   /// Whether the turn holder is changing the state in place.
   ///
   /// Reducers are running, or a `Batch` is being applied: other threads wait to read the state.
-  /// Set with the lock held, so that no reader is copying the state then; cleared without it
-  /// (see ``endChange()``).
+  /// Set and cleared without the lock (see ``beginChange()`` and ``endChange()``).
   @usableFromInline let changingState = Atomic<Bool>(false)
+  /// How many readers are copying the state (at most one: they copy holding the lock).
+  ///
+  /// A change that begins waits for them (see ``beginChange()``).
+  @usableFromInline let readersCopying = Atomic<Int>(0)
   /// Whether a reader waits for the state to be committed.
   ///
   /// Only then does the end of a change take the lock, to wake it. Set with the lock held.
@@ -157,7 +195,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let finalState = Locked<State?>(nil)
 
   init(initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?) {
-    turn = Exclusive(TurnFields(state: initialState))
+    // One setup for both: the turn holder's copy starts as the store's.
+    let setup = Setup<State>()
+    fields = Locked(CoreFields(setup: setup))
+    turn = Exclusive(TurnFields(state: initialState, setup: setup))
     self.fallback = fallback
     if let equatable = State.self as? any (Equatable & Sendable).Type {
       isEqual = Self.equality(of: equatable)
@@ -182,6 +223,41 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// The state and the turn holder's own fields, in place.
   @inlinable var local: UnsafeMutablePointer<TurnFields<State>> { turn.address }
 
+  // MARK: The setup
+
+  /// Changes the store's setup; the lock must be held.
+  ///
+  /// The turn holder takes the new setup before it next uses its copy (``refreshSetup()``).
+  func changeSetup<Result>(
+    _ fields: inout CoreFields<State>, _ body: (inout Setup<State>) -> Result
+  ) -> Result {
+    let result = body(&fields.setup)
+    setupGeneration.add(1, ordering: .releasing)
+    return result
+  }
+
+  /// Makes the turn holder's copy of the setup the store's current one; turn holder only.
+  ///
+  /// Called before an action's setup is used: a mutator registered, a middleware added or an
+  /// observer subscribed before (even by a middleware of this very dispatch) is seen. Costs one
+  /// atomic load when nothing changed.
+  @inlinable
+  func refreshSetup() {
+    if setupGeneration.load(ordering: .acquiring) != local.pointee.setupGeneration {
+      takeSetup()
+    }
+  }
+
+  /// Copies the store's setup for the turn holder.
+  @usableFromInline
+  func takeSetup() {
+    fields.withLock { fields in
+      // Under the lock, no change of the setup can come in between.
+      local.pointee.setup = fields.setup
+      local.pointee.setupGeneration = setupGeneration.load(ordering: .relaxed)
+    }
+  }
+
   /// A new identifier for a sink or a stream; the lock must be held.
   func makeID(_ fields: inout CoreFields<State>) -> UInt64 {
     fields.lastID &+= 1
@@ -194,35 +270,61 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ///
   /// The turn holder reads it at once: during a `Batch`, a middleware sees the batch's changes
   /// so far. A reducer may not read it.
+  ///
+  /// A reader copies the state holding the lock, and counted in ``readersCopying``; the turn
+  /// holder begins a change without the lock (``beginChange()``). Each announces itself, then
+  /// looks at the other, with sequentially consistent operations (Dekker's pattern): so either
+  /// the reader sees the change and waits for its end, or the change sees the reader and waits
+  /// for its copy.
   @inlinable
   func readState() -> State {
     let thread = ThreadID.current
     return fields.withLock(
       waitingOn: stateCommitted,
-      while: { fields in
-        guard changingState.load(ordering: .sequentiallyConsistent), fields.owner != thread
-        else { return false }
-        // Announce the wait, then look again: a change that ended in between either is seen
-        // now, or sees the announcement and wakes this reader (see `endChange`).
-        readersWaiting.store(true, ordering: .sequentiallyConsistent)
-        return changingState.load(ordering: .sequentiallyConsistent)
-      },
+      while: { fields in fields.owner != thread && !startCopying() },
       { fields in
-        if changingState.load(ordering: .relaxed) && local.pointee.inReducers {
-          // A mistake of the caller's, not an invariant of the store's: `fatalError`, whose
-          // message an optimized build prints too (a failed `precondition` there stops silently).
-          fatalError(
-            "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
-          )
+        guard fields.owner != thread else {
+          if changingState.load(ordering: .relaxed) && local.pointee.inReducers {
+            // A mistake of the caller's, not an invariant of the store's: `fatalError`, whose
+            // message an optimized build prints too (a failed `precondition` stops silently).
+            fatalError(
+              "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+            )
+          }
+          return local.pointee.state
         }
+        // Counted as copying: a change waits for this copy (see `beginChange`).
+        defer { readersCopying.subtract(1, ordering: .sequentiallyConsistent) }
         return local.pointee.state
       })
   }
 
-  /// Marks the state as being changed in place by the turn holder; the lock must be held.
+  /// Counts the calling reader as copying the state and returns true; or, while a change is
+  /// going on, returns false, and the end of the change will wake the reader. The lock must be
+  /// held.
   @inlinable
-  func beginChange(_ fields: inout CoreFields<State>) {
+  func startCopying() -> Bool {
+    while true {
+      readersCopying.add(1, ordering: .sequentiallyConsistent)
+      if !changingState.load(ordering: .sequentiallyConsistent) { return true }
+      readersCopying.subtract(1, ordering: .sequentiallyConsistent)
+      // Announce the wait, then look again: a change that ended in between either is seen
+      // now, or sees the announcement and wakes this reader (see `endChange`).
+      readersWaiting.store(true, ordering: .sequentiallyConsistent)
+      if changingState.load(ordering: .sequentiallyConsistent) { return false }
+    }
+  }
+
+  /// Marks the state as being changed in place by the turn holder, once no reader copies it.
+  ///
+  /// No lock: see ``readState()``. A reader that was copying when the change began finishes
+  /// its copy (a moment) before the change goes on.
+  @inlinable
+  func beginChange() {
     changingState.store(true, ordering: .sequentiallyConsistent)
+    while readersCopying.load(ordering: .sequentiallyConsistent) != 0 {
+      sched_yield()
+    }
   }
 
   /// Ends an in-place change and wakes the readers waiting for it.
@@ -290,25 +392,19 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Continues a flow whose `next` was called after its dispatch ended, as a dispatch of its own.
   @inlinable
   func resume(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
-    if fields.withLock({ $0.closed }) { return }
+    if fields.withLock({ $0.setup.closed }) { return }
     if case .failure(let failure) = carryOut(.resume(action, flow)) { throw failure }
   }
 
   /// Runs one piece of work, holding the turn; returns its failure.
   ///
-  /// - Parameters:
-  ///   - work: The work.
-  ///   - plans: The chain's plans, when the caller has just read them.
+  /// - Parameter work: The work.
   /// - Returns: The work's failure, or nil.
   @inlinable
-  func perform(_ work: consuming PendingWork<State>, plans: ChainPlans<State>? = nil)
-    -> DispatchError?
-  {
+  func perform(_ work: consuming PendingWork<State>) -> DispatchError? {
     switch consume work {
     case .dispatch(let action, let isFallback):
-      process(
-        action, plan: plan(for: action.dispatchedType, in: plans), watches: nil,
-        isFallback: isFallback)
+      process(action, plan: plan(for: action), watches: nil, isFallback: isFallback)
     case .resume(let action, let flow):
       process(action, plan: flow.plan, watches: flow.watches, isFallback: false)
     case .sequence(let actions):
@@ -347,13 +443,13 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Closes the store: middleware are detached, sequences end, nothing more is delivered.
   func close() {
     let (chain, observers, errorSinks) = fields.withLock { fields in
-      fields.closed = true
-      defer {
-        fields.plans = ChainPlans(chain: [])
-        fields.observers = nil
-        fields.errorSinks = [:]
+      let open = (fields.setup.plans.chain, fields.setup.observers, fields.errorSinks)
+      fields.errorSinks = [:]
+      changeSetup(&fields) { setup in
+        setup = Setup()
+        setup.closed = true
       }
-      return (fields.plans.chain, fields.observers, fields.errorSinks)
+      return open
     }
     // Closed, the state changes no more: a context that outlives the engine reads this.
     let state = readState()
