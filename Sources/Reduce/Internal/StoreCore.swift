@@ -72,8 +72,9 @@ struct Setup<State: Sendable>: Sendable {
 /// What a store's lock guards.
 @usableFromInline
 struct CoreFields<State: Sendable> {
-  /// The current setup. Changed only through `StoreCore.changeSetup(_:_:)`, which tells the turn
-  /// holder.
+  /// The current setup.
+  ///
+  /// Changed only through `StoreCore.changeSetup(_:_:)`, which tells the turn holder.
   @usableFromInline var setup: Setup<State>
   @usableFromInline var errorSinks: [UInt64: AsyncStream<DispatchError>.Continuation] = [:]
   @usableFromInline var lastID: UInt64 = 0
@@ -299,9 +300,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       })
   }
 
-  /// Counts the calling reader as copying the state and returns true; or, while a change is
-  /// going on, returns false, and the end of the change will wake the reader. The lock must be
-  /// held.
+  /// Counts the calling reader as copying the state; the lock must be held.
+  ///
+  /// - Returns: True when the reader was counted; false while a change is going on, whose end
+  ///   will wake the reader.
   @inlinable
   func startCopying() -> Bool {
     while true {
