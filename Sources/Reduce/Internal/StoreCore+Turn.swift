@@ -90,10 +90,23 @@ extension StoreCore {
   /// - Returns: The state at the time it was queued.
   @inlinable
   func queue(_ work: PendingWork<State>) -> State {
-    fields.withLock { fields in
-      fields.pending.append(work)
-      return local.pointee.state
+    local.pointee.pending.append(work)
+    return local.pointee.state
+  }
+
+  /// Queues work dispatched by the turn holder itself (from a middleware or an observer) behind
+  /// the current action; stops the process when a reducer dispatched it.
+  ///
+  /// - Returns: The state at the time it was queued.
+  @usableFromInline
+  func queueReentrant(_ work: PendingWork<State>) -> State {
+    if local.pointee.inReducers {
+      // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
+      fatalError(
+        "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+      )
     }
+    return queue(work)
   }
 
   /// Carries out `work` in the store's turn and returns its result.
@@ -109,16 +122,7 @@ extension StoreCore {
   func carryOut(_ work: @autoclosure () -> PendingWork<State>) -> Result<State, DispatchError> {
     let thread = ThreadID.current
     let step = fields.withLock { fields -> TurnStep<State> in
-      if fields.owner == thread {
-        if local.pointee.inReducers {
-          // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
-          fatalError(
-            "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
-          )
-        }
-        fields.pending.append(work())
-        return .queued(local.pointee.state)
-      }
+      if fields.owner == thread { return .held }
       if fields.owner == nil {
         setOwner(&fields, thread)
         return .taken
@@ -128,8 +132,8 @@ extension StoreCore {
       return .waiting(request)
     }
     switch step {
-    case .queued(let state):
-      return .success(state)
+    case .held:
+      return .success(queueReentrant(work()))
     case .taken:
       return runOwnWork(work())
     case .waiting(let request):
@@ -156,10 +160,7 @@ extension StoreCore {
       let step = fields.withLock { fields -> TurnStep<State> in
         // Synchronous code holding the turn cannot be suspended, so this thread holding it means
         // a send from such code that did not suspend: queue it, as a dispatch would be.
-        if fields.owner == thread {
-          fields.pending.append(work)
-          return .queued(local.pointee.state)
-        }
+        if fields.owner == thread { return .held }
         if fields.owner == nil {
           // The task may resume on another thread: it claims the turn once it runs.
           setOwner(&fields, .handedOver)
@@ -170,7 +171,7 @@ extension StoreCore {
         return .waiting(request)
       }
       switch step {
-      case .queued(let state): continuation.resume(returning: .done(.success(state), []))
+      case .held: continuation.resume(returning: .done(.success(queue(work)), []))
       case .taken: continuation.resume(returning: .turn)
       case .waiting: break
       }
@@ -209,7 +210,7 @@ extension StoreCore {
   func acquireTurn() -> Bool {
     let thread = ThreadID.current
     let step = fields.withLock { fields -> TurnStep<State> in
-      if fields.owner == thread { return .queued(local.pointee.state) }
+      if fields.owner == thread { return .held }
       if fields.owner == nil {
         setOwner(&fields, thread)
         return .taken
@@ -219,7 +220,7 @@ extension StoreCore {
       return .waiting(request)
     }
     switch step {
-    case .queued: return false
+    case .held: return false
     case .taken: return true
     case .waiting(let request):
       _ = wait(for: request)
@@ -234,8 +235,7 @@ extension StoreCore {
     guard acquireTurn() else { return body() }
     let result = body()
     var waits: [ReturnWait] = []
-    let state = finishOwnWork(collecting: &waits)
-    _ = settle(.success(state), waits)
+    _ = settle(.success(finishOwnWork(collecting: &waits)), waits)
     return result
   }
 
@@ -329,38 +329,34 @@ extension StoreCore {
   /// - Returns: The state after this thread's work and its follow-ups, and no other's.
   @inlinable
   func finishOwnWork(collecting waits: inout [ReturnWait]) -> State {
-    while true {
-      // One hold of the lock, in the common case: nothing queued, nobody waiting.
-      let next = fields.withLock { fields -> FinishStep<State> in
-        if !fields.pending.isEmpty {
-          defer { fields.pending = [] }
-          return .run(fields.pending)
-        }
-        if !local.pointee.returnWaits.isEmpty { waits = takeReturnWaits() }
-        if fields.incomingHead < fields.incoming.count { return .serve(local.pointee.state) }
-        setOwner(&fields, nil)
-        return .done(local.pointee.state)
-      }
-      switch next {
-      case .run(let followUps):
-        // In order; what they queue in turn is run on the next time round.
-        for work in followUps { _ = perform(work) }
-      case .serve(let result):
-        serveRequests()
-        return result
-      case .done(let result):
-        return result
-      }
+    // In order; what they queue in turn runs after them.
+    while !local.pointee.pending.isEmpty {
+      let followUps = local.pointee.pending
+      local.pointee.pending = []
+      for work in followUps { _ = perform(work) }
     }
+    if !local.pointee.returnWaits.isEmpty { waits = takeReturnWaits() }
+    var mustServe = false
+    // One hold of the lock, which reads the state before the turn is given up (until then, it
+    // is the turn holder's).
+    let state = fields.withLock { fields -> State in
+      if fields.incomingHead < fields.incoming.count {
+        mustServe = true
+      } else {
+        setOwner(&fields, nil)
+      }
+      return local.pointee.state
+    }
+    if mustServe { serveRequests() }
+    return state
   }
 
   /// Runs, in order, the work queued from position `mark` on (the follow-ups of the action just
   /// processed), before the work queued earlier.
   @inlinable
   func runQueued(from mark: Int) {
-    while let work = fields.withLock({ $0.pending.count > mark ? $0.pending.remove(at: mark) : nil }
-    ) {
-      _ = perform(work)
+    while local.pointee.pending.count > mark {
+      _ = perform(local.pointee.pending.remove(at: mark))
     }
   }
 
@@ -380,9 +376,9 @@ extension StoreCore {
       var resume:
         (CheckedContinuation<TurnRequest<State>.Outcome, Never>, TurnRequest<State>.Outcome)?
       let step = fields.withLock { fields -> ServeStep<State> in
-        if current != nil, !fields.pending.isEmpty {
-          defer { fields.pending = [] }
-          return .followUps(fields.pending)
+        if current != nil, !local.pointee.pending.isEmpty {
+          defer { local.pointee.pending = [] }
+          return .followUps(local.pointee.pending)
         }
         if let request = current {
           // The requester runs what its middleware asked to run before it returns, on its own
@@ -463,8 +459,8 @@ extension StoreCore {
 /// What a thread found when it asked for the turn.
 @usableFromInline
 enum TurnStep<State: Sendable> {
-  /// It holds the turn already: its work was queued behind the current action, at this state.
-  case queued(State)
+  /// It holds the turn already: its work is queued behind the current action.
+  case held
   /// The turn was free, and is its own now.
   case taken
   /// Another thread holds it: the request waits for that thread.
@@ -482,16 +478,4 @@ enum ServeStep<State: Sendable> {
   case handOver(TurnRequest<State>)
   /// Nothing is left: the turn was given up.
   case end
-}
-
-/// What the turn holder does next when its own work is done.
-@usableFromInline
-enum FinishStep<State: Sendable> {
-  /// Run the follow-ups it queued. (An array, not one piece of work: a step holding an
-  /// existential action would be copied through value witnesses on every dispatch.)
-  case run([PendingWork<State>])
-  /// Its result is this state; carry out the requests that arrived meanwhile.
-  case serve(State)
-  /// Its result is this state; the turn was given up.
-  case done(State)
 }

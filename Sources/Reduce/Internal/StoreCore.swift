@@ -88,10 +88,6 @@ struct CoreFields<State: Sendable> {
   /// out or hand the turn to.
   @usableFromInline var incoming: [TurnRequest<State>] = []
   @usableFromInline var incomingHead = 0
-  /// Work the turn holder queued for itself (follow-ups), run before the result of the work
-  /// that queued it is taken.
-  @usableFromInline var pending: [PendingWork<State>] = []
-
   init(setup: Setup<State>) {
     self.setup = setup
   }
@@ -125,6 +121,9 @@ struct TurnFields<State: Sendable> {
   /// Turn holder only: the mutators of the actions of the batch being applied, for its
   /// `PendingChange`.
   @usableFromInline var stagedMutators: [MutatorKey] = []
+  /// Turn holder only: the work it queued for itself (follow-ups), run before the result of the
+  /// work that queued it is taken.
+  @usableFromInline var pending: [PendingWork<State>] = []
   /// Turn holder only: what middleware asked to run before the current work's dispatch returns
   /// (`MiddlewareContext.beforeReturning(_:)`), handed to its dispatcher with the result.
   @usableFromInline var returnWaits: [ReturnWait] = []
@@ -383,7 +382,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @inlinable
   func runSequence(_ actions: [any Action]) -> DispatchError? {
     for action in actions {
-      let mark = fields.withLock { $0.pending.count }
+      let mark = local.pointee.pending.count
       let failure = process(action, plan: plan(for: action), watches: nil, isFallback: false)
       runQueued(from: mark)
       if let failure { return failure }
@@ -431,7 +430,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func handleFailure(_ error: DispatchError, isFallback: Bool) {
     publish(error)
     if !isFallback, let fallback, let next = fallback(error) {
-      fields.withLock { $0.pending.append(.dispatch(next, isFallback: true)) }
+      local.pointee.pending.append(.dispatch(next, isFallback: true))
     }
   }
 
