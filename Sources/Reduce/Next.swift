@@ -76,6 +76,24 @@ public struct Next<State: Sendable>: Sendable {
       action, watch: ReductionWatch(value: value, onReduced: onReduced, outer: flow.watches))
   }
 
+  /// Passes an action on and watches what its reduction does to a value of the state, with a
+  /// watcher made once (see ``ReductionWatcher``).
+  ///
+  /// The same as ``callAsFunction(_:watching:onReduced:)`` with the watcher's value and
+  /// `onReduced`, without making a watch for this action.
+  ///
+  /// - Parameters:
+  ///   - action: The action for the rest of the chain.
+  ///   - watcher: The watch of a value, made once.
+  /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers.
+  @inlinable
+  public func callAsFunction(_ action: any Action, watcher: ReductionWatcher<State>)
+    throws(DispatchError)
+  {
+    // Watched by a middleware before this one too: the two are combined for this action.
+    try pass(action, watch: flow.watches.map(watcher.inside) ?? watcher.alone)
+  }
+
   /// Passes an action on and is shown its change once it is decided, before it is made
   /// visible: the place for a write-ahead log.
   ///

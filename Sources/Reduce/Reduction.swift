@@ -22,6 +22,45 @@ public struct Reduction<Value: Sendable>: Sendable {
   }
 }
 
+/// A watch of one value of the state around each reduction, made once and handed to `next` with
+/// every action a middleware passes on (``Next/callAsFunction(_:watcher:)``).
+///
+/// It does what ``Next/callAsFunction(_:watching:onReduced:)`` does, without making a watch per
+/// action: that call allocates its watch, about 400 instructions per dispatch (measured on
+/// `undo`), which a middleware that watches every action it passes on, such as an undo
+/// recorder, saves by making its watcher once. When a middleware before it watches the action
+/// too, the two are combined for that action.
+///
+/// ```swift
+/// let watcher = ReductionWatcher<Editor>(watching: \.document) { change in
+///   history.note(change.before, change.after)
+/// }
+/// // In `handle`:
+/// try next(action, watcher: watcher)
+/// ```
+public struct ReductionWatcher<State: Sendable>: Sendable {
+  /// The watch, for an action no middleware before watches.
+  @usableFromInline let alone: ReductionWatch<State>
+  /// Makes the watch inside the watches of the middleware before.
+  @usableFromInline let inside: @Sendable (ReductionWatch<State>) -> ReductionWatch<State>
+
+  /// Creates a watcher.
+  ///
+  /// - Parameters:
+  ///   - value: Reads the watched value from a state; it runs while the store reduces, like a
+  ///     reducer, and must not read the store.
+  ///   - onReduced: Called with the value before and after each reduction, as
+  ///     ``Next/callAsFunction(_:watching:onReduced:)`` calls its `onReduced`.
+  @inlinable
+  public init<Value: Sendable>(
+    watching value: @escaping @Sendable (State) -> Value,
+    onReduced: @escaping @Sendable (Reduction<Value>) -> Void
+  ) {
+    alone = ReductionWatch(value: value, onReduced: onReduced, outer: nil)
+    inside = { outer in ReductionWatch(value: value, onReduced: onReduced, outer: outer) }
+  }
+}
+
 /// An action's change, decided but not made yet: what a middleware that passed the action on
 /// with ``Next/callAsFunction(_:willCommit:)`` is shown before the change becomes visible.
 public struct PendingChange: Sendable {
