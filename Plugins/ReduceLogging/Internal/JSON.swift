@@ -96,20 +96,48 @@ enum JSONValue: Sendable, Equatable {
   }
 
   /// Writes a JSON string literal as UTF-8, escaped as ``writeString(_:to:)-(_,String)`` does.
+  ///
+  /// Only ASCII bytes are ever escaped, and no byte of a multi-byte UTF-8 sequence is ASCII, so
+  /// the text is copied in runs between the bytes that need an escape. Measured on an audited
+  /// dispatch, whose mutator key (`\Ledger.balances`) has a backslash: escaping through a
+  /// `String`, scalar by scalar, cost about 10,000 instructions per entry.
   static func writeString(_ text: String, to output: inout [UInt8]) {
     output.append(UInt8(ascii: "\""))
-    let plain = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-      guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
-      output.append(contentsOf: utf8)
-      return true
-    }
-    if plain != true {
-      var escaped = ""
-      writeString(text, to: &escaped)
-      // Without the quotes `escaped` has around it.
-      output.append(contentsOf: escaped.utf8.dropFirst().dropLast())
+    var text = text
+    text.withUTF8 { utf8 in
+      var runStart = 0
+      for index in utf8.indices {
+        let byte = utf8[index]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+          continue
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+        appendEscape(of: byte, to: &output)
+        runStart = index + 1
+      }
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
     }
     output.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends the escape of a quote, a backslash or a control character.
+  private static func appendEscape(of byte: UInt8, to output: inout [UInt8]) {
+    output.append(UInt8(ascii: "\\"))
+    switch byte {
+    case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
+    case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\"))
+    case 0x0A: output.append(UInt8(ascii: "n"))
+    case 0x0D: output.append(UInt8(ascii: "r"))
+    case 0x09: output.append(UInt8(ascii: "t"))
+    case 0x08: output.append(UInt8(ascii: "b"))
+    case 0x0C: output.append(UInt8(ascii: "f"))
+    default:
+      // `\u00XX`, lowercase, as `String(_:radix: 16)` writes it in the `String` version.
+      let digits = Array("0123456789abcdef".utf8)
+      output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+      output.append(digits[Int(byte >> 4)])
+      output.append(digits[Int(byte & 0x0f)])
+    }
   }
 
   static func writeString(_ text: String, to output: inout String) {
