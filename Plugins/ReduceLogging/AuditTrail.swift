@@ -182,17 +182,19 @@ public struct AuditTrail<State: Sendable>: Middleware {
     var entry = LogEntry(
       sequence: shared.nextSequence(), timestamp: timestamp, action: actionTypeName(of: action),
       payload: nil, outcome: outcome, duration: duration, changes: nil, mutators: mutators)
-    entry.payloadStorage = payload(of: action).map(PayloadStorage.value)
+    entry.payloadStorage = payload(of: action)
     return entry
   }
 
-  private func payload(of action: any Action) -> JSONValue? {
-    if let batch = action as? Batch { return encoder.json(of: batch, describingOthers: nil) }
+  private func payload(of action: any Action) -> PayloadStorage? {
+    if let batch = action as? Batch {
+      return .value(encoder.json(of: batch, describingOthers: nil))
+    }
     if let replacement = action as? ReplaceState<State> {
       guard let state = replacement.state as? any Encodable else { return nil }
-      return .object([("state", encoder.json(ofValue: state))])
+      return .value(.object([("state", encoder.json(ofValue: state))]))
     }
-    return encoder.json(of: action)
+    return encoder.jsonBytes(of: action).map(PayloadStorage.encoded)
   }
 }
 

@@ -167,6 +167,32 @@ enum JSONValue: Sendable, Equatable {
   }
 }
 
+extension [UInt8] {
+  /// Appends an integer's decimal digits, as `String(_:)` writes them: formed in a buffer on
+  /// the stack, then appended at once (appending digit by digit checks the array's storage at
+  /// every byte).
+  mutating func appendDecimal(_ value: Int64) {
+    if value < 0 { append(UInt8(ascii: "-")) }
+    appendDecimal(value.magnitude)
+  }
+
+  /// Appends an unsigned integer's decimal digits.
+  mutating func appendDecimal(_ value: UInt64) {
+    // Twenty digits hold any UInt64: written from the end of 24 bytes.
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    Swift.withUnsafeMutableBytes(of: &digits) { buffer in
+      var magnitude = value
+      var start = buffer.count
+      repeat {
+        start -= 1
+        buffer[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+        magnitude /= 10
+      } while magnitude != 0
+      append(contentsOf: UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
+    }
+  }
+}
+
 /// Why some bytes are not one JSON value.
 enum JSONParseError: Error, Equatable {
   /// The input ended inside a value: it is a prefix of some JSON text (a torn write).
