@@ -10,19 +10,19 @@ import Foundation
 ///
 /// ``encode(_:)`` returns nil for what it does not write as ``JSONValueEncoder`` would: a value
 /// that throws (a non-finite number, its own error), or that uses its containers in an order
-/// the stream cannot follow (see ``JSONByteWriter``). The caller encodes such a value again
+/// the stream cannot follow (see ``JSONByteStream``). The caller encodes such a value again
 /// with ``JSONValueEncoder``, whose result or error is the one to record.
 enum JSONByteEncoder {
   static func encode(_ value: any Encodable) -> [UInt8]? {
     let writer = JSONByteWriter()
     do {
-      try encodeValue(value, into: writer.beginValue(), of: writer, at: CodingPathParts([]))
+      let slot = writer.update { $0.beginValue() }
+      try encodeValue(value, into: slot, of: writer, at: CodingPathParts([]))
     } catch {
       return nil
     }
     guard !writer.failed else { return nil }
-    writer.finish()
-    return writer.bytes
+    return writer.finish()
   }
 
   /// Writes a value into its begun slot: as ``JSONValueEncoder/special(_:codingPath:)`` writes
@@ -34,15 +34,19 @@ enum JSONByteEncoder {
     if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self,
       let special = try JSONValueEncoder.special(value, codingPath: path.codingPath)
     {
-      writer.append(special)
-      try writer.fill(slot)
+      try writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+        stream.append(special)
+        try stream.fill(slot)
+      }
       return
     }
     try value.encode(to: StreamEncoder(writer: writer, slot: slot, path: path))
-    if writer.failed { throw writer.stop() }
-    if writer.openSlot == slot {
-      writer.appendLiteral("{}")
-      try writer.fill(slot)
+    try writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+      if stream.failed { throw stream.stop() }
+      if stream.openSlot == slot {
+        stream.appendLiteral("{}")
+        try stream.fill(slot)
+      }
     }
   }
 
@@ -52,21 +56,26 @@ enum JSONByteEncoder {
     _ value: T, into slot: Int, of writer: JSONByteWriter, at path: CodingPathParts
   ) throws {
     // The common scalars by type identity, without the dynamic casts below.
+    let write: (inout JSONByteStream) throws(JSONByteWriter.Unfollowable) -> Void
     if T.self == Int.self, let value = value as? Int {
-      writer.append(Int64(value))
+      write = { $0.append(Int64(value)) }
     } else if T.self == String.self, let value = value as? String {
-      writer.appendString(value)
+      write = { $0.appendString(value) }
     } else if T.self == Bool.self, let value = value as? Bool {
-      writer.append(value)
+      write = { $0.append(value) }
     } else if T.self == Double.self, let value = value as? Double {
-      try writer.append(value)
+      write = { stream throws(JSONByteWriter.Unfollowable) in try stream.append(value) }
     } else if value is any BinaryInteger || value is any BinaryFloatingPoint {
-      writer.append(try JSONValueEncoder.primitive(value, path.codingPath))
+      let primitive = try JSONValueEncoder.primitive(value, path.codingPath)
+      write = { $0.append(primitive) }
     } else {
       try encodeValue(value, into: slot, of: writer, at: path)
       return
     }
-    try writer.fill(slot)
+    try writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+      try write(&stream)
+      try stream.fill(slot)
+    }
   }
 }
 
@@ -95,12 +104,13 @@ private struct StreamEncoder: Encoder {
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     KeyedEncodingContainer(
       StreamKeyedContainer<Key>(
-        writer: writer, frame: writer.open(isObject: true, for: slot), codingPath: codingPath))
+        writer: writer, frame: writer.update { $0.open(isObject: true, for: slot) }, path: path))
   }
 
   func unkeyedContainer() -> any UnkeyedEncodingContainer {
     StreamUnkeyedContainer(
-      writer: writer, frame: writer.open(isObject: false, for: slot), codingPath: codingPath)
+      writer: writer, frame: writer.update { $0.open(isObject: false, for: slot) },
+      codingPath: codingPath)
   }
 
   func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -108,36 +118,39 @@ private struct StreamEncoder: Encoder {
   }
 }
 
+/// One step on the stream that may fail.
+private typealias Step = (inout JSONByteStream) throws(JSONByteWriter.Unfollowable) -> Void
+
 private struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   let writer: JSONByteWriter
-  let frame: JSONByteWriter.FrameReference
-  let codingPath: [any CodingKey]
+  let frame: JSONByteStream.FrameReference
+  let path: CodingPathParts
+  var codingPath: [any CodingKey] { path.codingPath }
 
-  mutating func encodeNil(forKey key: Key) throws {
-    try writer.beginMember(of: frame, key: key.stringValue)
-    writer.appendLiteral("null")
+  /// Writes a member, its key and then what `write` writes, in one step on the stream.
+  private func member(_ key: Key, _ write: Step) throws {
+    let name = key.stringValue
+    try writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+      try stream.beginMember(of: frame, key: name)
+      try write(&stream)
+    }
   }
 
+  mutating func encodeNil(forKey key: Key) throws { try member(key) { $0.appendLiteral("null") } }
   mutating func encode(_ value: Bool, forKey key: Key) throws {
-    try writer.beginMember(of: frame, key: key.stringValue)
-    writer.append(value)
+    try member(key) { $0.append(value) }
   }
-
   mutating func encode(_ value: String, forKey key: Key) throws {
-    try writer.beginMember(of: frame, key: key.stringValue)
-    writer.appendString(value)
+    try member(key) { $0.appendString(value) }
   }
-
   mutating func encode(_ value: Double, forKey key: Key) throws {
-    try writer.beginMember(of: frame, key: key.stringValue)
-    try writer.append(value)
+    try member(key) { stream throws(JSONByteWriter.Unfollowable) in try stream.append(value) }
   }
-
   mutating func encode(_ value: Float, forKey key: Key) throws {
-    try writer.beginMember(of: frame, key: key.stringValue)
-    try writer.append(Double(value))
+    try member(key) { stream throws(JSONByteWriter.Unfollowable) in
+      try stream.append(Double(value))
+    }
   }
-
   mutating func encode(_ value: Int, forKey key: Key) throws { try signed(Int64(value), key) }
   mutating func encode(_ value: Int8, forKey key: Key) throws { try signed(Int64(value), key) }
   mutating func encode(_ value: Int16, forKey key: Key) throws { try signed(Int64(value), key) }
@@ -153,20 +166,19 @@ private struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
   }
   mutating func encode(_ value: UInt64, forKey key: Key) throws { try unsigned(value, key) }
 
-  private func signed(_ value: Int64, _ key: Key) throws {
-    try writer.beginMember(of: frame, key: key.stringValue)
-    writer.append(value)
-  }
-
+  private func signed(_ value: Int64, _ key: Key) throws { try member(key) { $0.append(value) } }
   private func unsigned(_ value: UInt64, _ key: Key) throws {
-    try writer.beginMember(of: frame, key: key.stringValue)
-    writer.append(value)
+    try member(key) { $0.append(value) }
   }
 
   mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-    try writer.beginMember(of: frame, key: key.stringValue)
+    let name = key.stringValue
+    let slot = try writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+      try stream.beginMember(of: frame, key: name)
+      return stream.beginValue()
+    }
     try JSONByteEncoder.encodeValue(
-      value, into: writer.beginValue(), of: writer, at: CodingPathParts(codingPath, key))
+      value, into: slot, of: writer, at: CodingPathParts(codingPath, key))
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(
@@ -174,7 +186,7 @@ private struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
   ) -> KeyedEncodingContainer<NestedKey> {
     KeyedEncodingContainer(
       StreamKeyedContainer<NestedKey>(
-        writer: writer, frame: nested(isObject: true, key), codingPath: codingPath + [key]))
+        writer: writer, frame: nested(isObject: true, key), path: CodingPathParts(codingPath, key)))
   }
 
   mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -182,45 +194,54 @@ private struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
       writer: writer, frame: nested(isObject: false, key), codingPath: codingPath + [key])
   }
 
-  private func nested(isObject: Bool, _ key: Key) -> JSONByteWriter.FrameReference {
-    do {
-      try writer.beginMember(of: frame, key: key.stringValue)
-    } catch {
-      return .invalid
-    }
-    return writer.push(isObject: isObject)
+  private func nested(isObject: Bool, _ key: Key) -> JSONByteStream.FrameReference {
+    let name = key.stringValue
+    let frame = frame
+    return
+      (try? writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+        try stream.beginMember(of: frame, key: name)
+        return stream.push(isObject: isObject)
+      }) ?? .invalid
   }
 
   mutating func superEncoder() -> any Encoder {
-    unfollowable()
+    unfollowable(writer)
   }
 
   mutating func superEncoder(forKey key: Key) -> any Encoder {
-    unfollowable()
+    unfollowable(writer)
   }
+}
 
-  /// An encoder that writes nothing: the value is encoded with ``JSONValueEncoder`` instead.
-  private func unfollowable() -> any Encoder {
-    writer.stop()
-    return StreamEncoder(writer: writer, slot: -1, path: CodingPathParts([]))
-  }
+/// An encoder that writes nothing, for a `superEncoder`: the value is encoded with
+/// ``JSONValueEncoder`` instead.
+private func unfollowable(_ writer: JSONByteWriter) -> any Encoder {
+  writer.update { _ = $0.stop() }
+  return StreamEncoder(writer: writer, slot: -1, path: CodingPathParts([]))
 }
 
 private struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
   let writer: JSONByteWriter
-  let frame: JSONByteWriter.FrameReference
+  let frame: JSONByteStream.FrameReference
   let codingPath: [any CodingKey]
-  var count: Int { writer.count(of: frame) }
+  var count: Int { writer.update { $0.count(of: frame) } }
 
   mutating func encodeNil() throws {
-    try writer.beginElement(of: frame)
-    writer.appendLiteral("null")
+    let frame = frame
+    try writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+      try stream.beginElement(of: frame)
+      stream.appendLiteral("null")
+    }
   }
 
   mutating func encode<T: Encodable>(_ value: T) throws {
-    try writer.beginElement(of: frame)
+    let frame = frame
+    let slot = try writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+      try stream.beginElement(of: frame)
+      return stream.beginValue()
+    }
     try JSONByteEncoder.encodeElement(
-      value, into: writer.beginValue(), of: writer, at: CodingPathParts(codingPath))
+      value, into: slot, of: writer, at: CodingPathParts(codingPath))
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
@@ -228,25 +249,24 @@ private struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
   {
     KeyedEncodingContainer(
       StreamKeyedContainer<NestedKey>(
-        writer: writer, frame: nested(isObject: true), codingPath: codingPath))
+        writer: writer, frame: nested(isObject: true), path: CodingPathParts(codingPath)))
   }
 
   mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
     StreamUnkeyedContainer(writer: writer, frame: nested(isObject: false), codingPath: codingPath)
   }
 
-  private func nested(isObject: Bool) -> JSONByteWriter.FrameReference {
-    do {
-      try writer.beginElement(of: frame)
-    } catch {
-      return .invalid
-    }
-    return writer.push(isObject: isObject)
+  private func nested(isObject: Bool) -> JSONByteStream.FrameReference {
+    let frame = frame
+    return
+      (try? writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+        try stream.beginElement(of: frame)
+        return stream.push(isObject: isObject)
+      }) ?? .invalid
   }
 
   mutating func superEncoder() -> any Encoder {
-    writer.stop()
-    return StreamEncoder(writer: writer, slot: -1, path: CodingPathParts([]))
+    unfollowable(writer)
   }
 }
 
@@ -257,13 +277,19 @@ private struct StreamSingleContainer: SingleValueEncodingContainer {
   var codingPath: [any CodingKey] { path.codingPath }
 
   mutating func encodeNil() throws {
-    guard writer.openSlot == slot else { throw writer.stop() }
-    writer.appendLiteral("null")
-    try writer.fill(slot)
+    let slot = slot
+    try writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+      guard stream.openSlot == slot else { throw stream.stop() }
+      stream.appendLiteral("null")
+      try stream.fill(slot)
+    }
   }
 
   mutating func encode<T: Encodable>(_ value: T) throws {
-    guard writer.openSlot == slot else { throw writer.stop() }
+    let slot = slot
+    try writer.modify { stream throws(JSONByteWriter.Unfollowable) in
+      guard stream.openSlot == slot else { throw stream.stop() }
+    }
     try JSONByteEncoder.encodeElement(value, into: slot, of: writer, at: path)
   }
 }
