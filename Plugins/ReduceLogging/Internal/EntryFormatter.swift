@@ -150,9 +150,11 @@ enum EntryFormatter {
   }
 }
 
-/// Builds a JSON line as UTF-8 bytes: appending bytes is a copy, appending to a `String` is not
-/// much less but checks and grows it piece by piece. Numbers and the timestamp are written as
-/// digits into the bytes: a `String` made for each cost about 700 instructions.
+/// Builds a JSON line as UTF-8 bytes.
+///
+/// Appending bytes is a copy, appending to a `String` is not much less but checks and grows it
+/// piece by piece. Numbers and the timestamp are written as digits into the bytes: a `String`
+/// made for each cost about 700 instructions.
 private struct JSONLineWriter {
   private(set) var bytes: [UInt8] = []
 

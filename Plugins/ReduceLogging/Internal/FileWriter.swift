@@ -100,6 +100,8 @@ final class FileWriter: Sendable {
   ///   - askingLinks: Whether the check asks the file whether it still has a name (an
   ///     `.everyEntry` sink, whose flush costs far more); otherwise a write notices a deleted
   ///     file only when it looks the path up.
+  /// - Returns: The end of the entry in the writer's stream.
+  /// - Throws: The writer's failure, or a ``LogSinkError`` from the check or the write.
   @discardableResult
   func append(_ record: LogRecord, askingLinks: Bool = true) throws(LogSinkError) -> Int64 {
     let text = chained ? nil : record.text
