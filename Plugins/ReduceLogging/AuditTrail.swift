@@ -50,6 +50,9 @@ public struct AuditTrail<State: Sendable>: Middleware {
   let now: @Sendable () -> Date
   private let waitsForDisk: Bool
   private let shared = SharedLoggerState()
+  /// The replacement action's type, found once: naming a generic type asks the runtime for its
+  /// metadata, and a cast to it did so for every entry.
+  private let replacementType: any Action.Type = ReplaceState<State>.self
 
   /// Creates an audit trail that writes to a sink.
   ///
@@ -131,7 +134,10 @@ public struct AuditTrail<State: Sendable>: Middleware {
       try next(action)
       return
     }
-    if let rotation = action as? RotateAuditLog {
+    // The types compared before a cast to them: a comparison costs nothing, a cast that fails
+    // a few hundred instructions.
+    let actionType = type(of: action)
+    if actionType == RotateAuditLog.self, let rotation = action as? RotateAuditLog {
       do {
         try rotate(rotation, state: context.state)
       } catch {
@@ -182,17 +188,20 @@ public struct AuditTrail<State: Sendable>: Middleware {
     var entry = LogEntry(
       sequence: shared.nextSequence(), timestamp: timestamp, action: actionTypeName(of: action),
       payload: nil, outcome: outcome, duration: duration, changes: nil, mutators: mutators)
-    entry.payloadStorage = payload(of: action).map(PayloadStorage.value)
+    entry.payloadStorage = payload(of: action)
     return entry
   }
 
-  private func payload(of action: any Action) -> JSONValue? {
-    if let batch = action as? Batch { return encoder.json(of: batch, describingOthers: nil) }
-    if let replacement = action as? ReplaceState<State> {
-      guard let state = replacement.state as? any Encodable else { return nil }
-      return .object([("state", encoder.json(ofValue: state))])
+  private func payload(of action: any Action) -> PayloadStorage? {
+    let actionType = type(of: action)
+    if actionType == Batch.self, let batch = action as? Batch {
+      return .value(encoder.json(of: batch, describingOthers: nil))
     }
-    return encoder.json(of: action)
+    if actionType == replacementType, let replacement = action as? ReplaceState<State> {
+      guard let state = replacement.state as? any Encodable else { return nil }
+      return .value(.object([("state", encoder.json(ofValue: state))]))
+    }
+    return encoder.jsonBytes(of: action).map(PayloadStorage.encoded)
   }
 }
 

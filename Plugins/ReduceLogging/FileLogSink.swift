@@ -20,9 +20,13 @@ import Reduce
 /// A file that is deleted, moved away or replaced while open stops the sink
 /// (``LogSinkError/fileRemoved(path:)``, ``LogSinkError/fileReplaced(path:)``), and so does a
 /// chained file that someone else wrote to or cut (``LogSinkError/fileChanged(path:expectedSize:foundSize:)``):
-/// every later write throws. A chained file is checked before every write, a
-/// ``Durability/everyEntry`` file at every flush. A file truncated to nothing in place (a
-/// copy-and-truncate rotation) is written on from its start, a chain continuing where it was.
+/// every later write throws. A chained file's size is checked before every write, and with
+/// ``Durability/everyEntry`` whether it still has a name; a file is looked up by its path at
+/// every flush of a ``Durability/everyEntry`` file and at most every 100 ms of writes to a
+/// chained file, which is when a ``Durability/buffered`` chained file that was deleted is
+/// noticed (the entries written in between went into the deleted file). A file truncated to
+/// nothing in place (a copy-and-truncate rotation) is written on from its start, a chain
+/// continuing where it was.
 public struct FileLogSink: LogSink {
   /// When an entry reaches the disk.
   public enum Durability: Sendable, Hashable {
@@ -87,7 +91,8 @@ public struct FileLogSink: LogSink {
     if chained, record.format != .jsonLines {
       throw LogSinkError.chainRequiresJSONLines(path: path)
     }
-    return try handle.open().append(record)
+    // The file's links are worth a system call per entry only where a flush follows it.
+    return try handle.open().append(record, askingLinks: durability == .everyEntry)
   }
 
   /// Whether entries are on disk only once ``waitUntilDurable()`` returns: with

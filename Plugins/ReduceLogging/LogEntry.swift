@@ -22,6 +22,7 @@ public struct LogEntry: Sendable {
       switch payloadStorage {
       case .given(let payload)?: payload
       case .value(let value)?: .json(value.serialized)
+      case .encoded(let bytes)?: .json(String(decoding: bytes, as: UTF8.self))
       case nil: nil
       }
     }
@@ -130,8 +131,10 @@ public struct LogEntry: Sendable {
   }
 }
 
-/// A ``LogEntry``'s payload: as given, or the JSON value made of the action.
+/// A ``LogEntry``'s payload: as given, or the JSON made of the action, as a value or as its
+/// compact UTF-8 text.
 enum PayloadStorage: Sendable {
   case given(LogEntry.Payload)
   case value(JSONValue)
+  case encoded([UInt8])
 }

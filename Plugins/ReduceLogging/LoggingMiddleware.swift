@@ -230,7 +230,7 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
         let describe = format == .jsonLines ? nil : renderer.render
         return .value(encoder.json(of: batch, describingOthers: describe))
       }
-      if let json = encoder.json(of: action) { return .value(json) }
+      if let json = encoder.jsonBytes(of: action) { return .encoded(json) }
       // Neither replacement, batch nor `Encodable`: so is every action of a plain type.
       if TypeTraits.isPlain(actionType) { shared.noteNoPayload(type) }
     }

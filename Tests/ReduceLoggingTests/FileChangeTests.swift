@@ -73,6 +73,28 @@ func appendBytes(_ text: String, to path: String) throws {
     #expect(try readLines(moved).count == 1)
   }
 
+  @Test("a buffered chained log deleted while open is reported as removed at the next flush")
+  func deletedBuffered() throws {
+    let path = temporaryLogPath()
+    defer { removeLog(path) }
+    let sink = FileLogSink(path: path, durability: .buffered, chained: true)
+    try sink.write(counterRecord(1))
+    try FileManager.default.removeItem(atPath: path)
+    // A buffered write asks the file only its size; the look-up of a flush finds it gone.
+    #expect(throws: LogSinkError.fileRemoved(path: path)) { try sink.flush() }
+    #expect(throws: LogSinkError.fileRemoved(path: path)) { try sink.write(counterRecord(2)) }
+  }
+
+  @Test("a durable chained log deleted while open stops the sink at the next write")
+  func deletedDurableAtWrite() throws {
+    let path = temporaryLogPath()
+    defer { removeLog(path) }
+    let sink = FileLogSink(path: path, durability: .everyEntry, chained: true)
+    try sink.write(counterRecord(1))
+    try FileManager.default.removeItem(atPath: path)
+    #expect(throws: LogSinkError.fileRemoved(path: path)) { try sink.write(counterRecord(2)) }
+  }
+
   @Test("a chained log replaced by another file while open is reported as replaced at a flush")
   func replaced() throws {
     let path = temporaryLogPath()

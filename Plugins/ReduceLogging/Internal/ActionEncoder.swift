@@ -33,6 +33,19 @@ struct ActionEncoder: Sendable {
     return json(ofValue: encodable)
   }
 
+  /// The redacted JSON of an `Encodable` action as compact UTF-8 (the serialized
+  /// ``json(of:)``); nil for an action that is not `Encodable`.
+  ///
+  /// Written as the action encodes itself (``JSONByteEncoder``) when nothing is redacted and the
+  /// action encodes in an order that allows it, and through the tree otherwise.
+  func jsonBytes(of action: any Action) -> [UInt8]? {
+    guard let encodable = action as? any Encodable else { return nil }
+    if redactor.isEmpty, let bytes = JSONByteEncoder.encode(encodable) { return bytes }
+    var bytes: [UInt8] = []
+    json(ofValue: encodable).write(to: &bytes)
+    return bytes
+  }
+
   /// The redacted JSON of a value; an object naming the error when its encoding fails.
   func json(ofValue encodable: any Encodable) -> JSONValue {
     do {

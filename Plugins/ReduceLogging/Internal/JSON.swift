@@ -69,49 +69,6 @@ enum JSONValue: Sendable, Equatable {
     }
   }
 
-  /// Writes the value's compact JSON as UTF-8, as ``write(to:)-(String)`` writes text.
-  func write(to output: inout [UInt8]) {
-    switch self {
-    case .null: output.append(contentsOf: "null".utf8)
-    case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-    case .number(let text): output.append(contentsOf: text.utf8)
-    case .string(let text): JSONValue.writeString(text, to: &output)
-    case .array(let elements):
-      output.append(UInt8(ascii: "["))
-      for (index, element) in elements.enumerated() {
-        if index > 0 { output.append(UInt8(ascii: ",")) }
-        element.write(to: &output)
-      }
-      output.append(UInt8(ascii: "]"))
-    case .object(let members):
-      output.append(UInt8(ascii: "{"))
-      for (index, (key, value)) in members.enumerated() {
-        if index > 0 { output.append(UInt8(ascii: ",")) }
-        JSONValue.writeString(key, to: &output)
-        output.append(UInt8(ascii: ":"))
-        value.write(to: &output)
-      }
-      output.append(UInt8(ascii: "}"))
-    }
-  }
-
-  /// Writes a JSON string literal as UTF-8, escaped as ``writeString(_:to:)-(_,String)`` does.
-  static func writeString(_ text: String, to output: inout [UInt8]) {
-    output.append(UInt8(ascii: "\""))
-    let plain = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-      guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else { return false }
-      output.append(contentsOf: utf8)
-      return true
-    }
-    if plain != true {
-      var escaped = ""
-      writeString(text, to: &escaped)
-      // Without the quotes `escaped` has around it.
-      output.append(contentsOf: escaped.utf8.dropFirst().dropLast())
-    }
-    output.append(UInt8(ascii: "\""))
-  }
-
   static func writeString(_ text: String, to output: inout String) {
     output += "\""
     // Most strings need no escape: append them whole (appending scalar by scalar is slow).

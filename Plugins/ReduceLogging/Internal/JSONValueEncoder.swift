@@ -14,6 +14,46 @@ enum JSONValueEncoder {
     try root.encode(value, codingPath: [])
     return root.value
   }
+
+  /// The values `JSONEncoder` writes in its own way, rather than as they encode themselves.
+  ///
+  /// By type identity first: a dynamic cast to each of them costs hundreds of instructions for
+  /// every value that is none of them.
+  static func special(_ value: any Encodable, codingPath: [any CodingKey]) throws -> JSONValue? {
+    let type = type(of: value)
+    guard type == Date.self || type == Data.self || type == URL.self || type == Decimal.self
+    else { return nil }
+    switch value {
+    case let date as Date: return try number(date.timeIntervalSinceReferenceDate, codingPath)
+    case let data as Data: return .string(data.base64EncodedString())
+    case let url as URL: return .string(url.absoluteString)
+    case let decimal as Decimal: return .number(decimal.description)
+    default: return nil
+    }
+  }
+
+  static func number(_ value: Double, _ codingPath: [any CodingKey]) throws -> JSONValue {
+    guard value.isFinite else {
+      throw EncodingError.invalidValue(
+        value, .init(codingPath: codingPath, debugDescription: "\(value) is not valid JSON"))
+    }
+    if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+      return .number(String(Int64(value)))
+    }
+    return .number(String(describing: value))
+  }
+
+  /// The JSON of a value of a standard type, which encodes itself as one of these.
+  static func primitive(_ value: some Encodable, _ codingPath: [any CodingKey]) throws -> JSONValue
+  {
+    switch value {
+    case let value as Bool: .bool(value)
+    case let value as String: .string(value)
+    case let value as Double: try number(value, codingPath)
+    case let value as Float: try number(Double(value), codingPath)
+    default: .number(String(describing: value))
+    }
+  }
 }
 
 /// A value being encoded: filled in by the containers handed out for it.
@@ -58,39 +98,11 @@ private final class Node {
   }
 
   func encode(_ value: any Encodable, codingPath: [any CodingKey]) throws {
-    if let special = try Self.special(value, codingPath: codingPath) {
+    if let special = try JSONValueEncoder.special(value, codingPath: codingPath) {
       content = .single(special)
     } else {
       try value.encode(to: TreeEncoder(node: self, codingPath: codingPath))
     }
-  }
-
-  /// The values `JSONEncoder` writes in its own way, rather than as they encode themselves.
-  ///
-  /// By type identity first: a dynamic cast to each of them costs hundreds of instructions for
-  /// every value that is none of them.
-  static func special(_ value: any Encodable, codingPath: [any CodingKey]) throws -> JSONValue? {
-    let type = type(of: value)
-    guard type == Date.self || type == Data.self || type == URL.self || type == Decimal.self
-    else { return nil }
-    switch value {
-    case let date as Date: return try number(date.timeIntervalSinceReferenceDate, codingPath)
-    case let data as Data: return .string(data.base64EncodedString())
-    case let url as URL: return .string(url.absoluteString)
-    case let decimal as Decimal: return .number(decimal.description)
-    default: return nil
-    }
-  }
-
-  static func number(_ value: Double, _ codingPath: [any CodingKey]) throws -> JSONValue {
-    guard value.isFinite else {
-      throw EncodingError.invalidValue(
-        value, .init(codingPath: codingPath, debugDescription: "\(value) is not valid JSON"))
-    }
-    if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
-      return .number(String(Int64(value)))
-    }
-    return .number(String(describing: value))
   }
 
   func keyedMembers() -> [(String, Node)] {
@@ -139,17 +151,6 @@ private struct TreeEncoder: Encoder {
   }
 }
 
-/// The JSON of a value of a standard type, which encodes itself as one of these.
-private func primitive(_ value: some Encodable, _ codingPath: [any CodingKey]) throws -> JSONValue {
-  switch value {
-  case let value as Bool: .bool(value)
-  case let value as String: .string(value)
-  case let value as Double: try Node.number(value, codingPath)
-  case let value as Float: try Node.number(Double(value), codingPath)
-  default: .number(String(describing: value))
-  }
-}
-
 private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   let node: Node
   let codingPath: [any CodingKey]
@@ -177,7 +178,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
   }
 
   private func put(_ value: some Encodable, _ key: Key) throws {
-    node.append(key.stringValue, Node(try primitive(value, codingPath + [key])))
+    node.append(key.stringValue, Node(try JSONValueEncoder.primitive(value, codingPath + [key])))
   }
 
   mutating func nestedContainer<NestedKey: CodingKey>(
@@ -221,7 +222,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     if T.self == Bool.self || T.self == String.self || value is any BinaryInteger
       || value is any BinaryFloatingPoint
     {
-      child.content = .single(try primitive(value, codingPath))
+      child.content = .single(try JSONValueEncoder.primitive(value, codingPath))
     } else {
       try child.encode(value, codingPath: codingPath)
     }
@@ -259,7 +260,7 @@ private struct SingleContainer: SingleValueEncodingContainer {
     if T.self == Bool.self || T.self == String.self || value is any BinaryInteger
       || value is any BinaryFloatingPoint
     {
-      node.content = .single(try primitive(value, codingPath))
+      node.content = .single(try JSONValueEncoder.primitive(value, codingPath))
     } else {
       try node.encode(value, codingPath: codingPath)
     }

@@ -4,10 +4,12 @@
 /// against the NIST example vectors in the tests.
 ///
 /// The message schedule and the padded tail live in one temporary (stack) allocation per
-/// message, and the message's whole blocks are read where they are. Measured on an audited
-/// dispatch, whose line is about four blocks: with a heap array per block, checked subscripts and
-/// a byte-by-byte copy into a block buffer, the hash cost about 28,000 instructions; about
-/// 2,300 a block now.
+/// message, and the message's whole blocks are read where they are. The rounds go eight at a
+/// time, each naming the working variables in its own order, so that no round shuffles eight
+/// values into place (FIPS 180-4 §6.2.2 step 3 renames them, which costs nothing written this
+/// way). Measured on an audited dispatch, whose line is five blocks with its padding: about
+/// 3,850 instructions a block with a loop of one round that moves the eight variables along,
+/// about 2,700 now.
 enum SHA256 {
   private static let roundConstants: [UInt32] = [
     0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4,
@@ -48,7 +50,7 @@ enum SHA256 {
         var offset = 0
         while offset < whole {
           let block = UnsafeRawBufferPointer(rebasing: message[offset..<(offset + 64)])
-          hash = compress(block, hash, schedule: schedule, constants: constants)
+          compress(block, into: &hash, schedule: schedule, constants: constants)
           offset += 64
         }
         // The tail, the 0x80 byte, zeros, and the message's length in bits (big-endian).
@@ -66,7 +68,7 @@ enum SHA256 {
         var start = 0
         while start < padded {
           let block = UnsafeRawBufferPointer(rebasing: tail[start..<(start + 64)])
-          hash = compress(block, hash, schedule: schedule, constants: constants)
+          compress(block, into: &hash, schedule: schedule, constants: constants)
           start += 64
         }
         return hash
@@ -78,11 +80,30 @@ enum SHA256 {
     (value &>> count) | (value &<< (32 &- count))
   }
 
+  /// One round (FIPS 180-4 §6.2.2 step 3), for the working variables named in this round's
+  /// order: `d` and `h` are the two that change (`d + T1` becomes the next `e`, `T1 + T2` the
+  /// next `a`); the next round passes the same variables one place along.
+  private static func round(
+    _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
+    _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ constantPlusWord: UInt32
+  ) {
+    // Σ1(e) = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25), and Σ0(a) = rotate(a, 2) ^
+    // rotate(a, 13) ^ rotate(a, 22), with the rotations nested: three rotations of one value
+    // in turn, rather than three copies of it rotated apart.
+    let sum1 = rotate(e ^ rotate(e ^ rotate(e, 14), 5), 6)
+    let choice = g ^ (e & (f ^ g))  // (e & f) ^ (~e & g)
+    let temp1 = h &+ sum1 &+ choice &+ constantPlusWord
+    let sum0 = rotate(a ^ rotate(a ^ rotate(a, 9), 11), 2)
+    let majority = (a & (b | c)) | (b & c)  // (a & b) ^ (a & c) ^ (b & c)
+    d = d &+ temp1
+    h = temp1 &+ sum0 &+ majority
+  }
+
   /// Compresses one 64-byte block into the hash.
   private static func compress(
-    _ bytes: UnsafeRawBufferPointer, _ state: Words,
+    _ bytes: UnsafeRawBufferPointer, into state: inout Words,
     schedule: UnsafeMutableBufferPointer<UInt32>, constants: UnsafeBufferPointer<UInt32>
-  ) -> Words {
+  ) {
     for index in 0..<16 {
       schedule[index] = UInt32(
         bigEndian: bytes.loadUnaligned(fromByteOffset: index &* 4, as: UInt32.self))
@@ -95,39 +116,46 @@ enum SHA256 {
       schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
     }
     var (a, b, c, d, e, f, g, h) = state
-    for index in 0..<64 {
-      let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-      let choice = (e & f) ^ (~e & g)
-      let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
-      let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-      let majority = (a & b) ^ (a & c) ^ (b & c)
-      let temp2 = sum0 &+ majority
-      h = g
-      g = f
-      f = e
-      e = d &+ temp1
-      d = c
-      c = b
-      b = a
-      a = temp1 &+ temp2
+    var index = 0
+    while index < 64 {
+      func input(_ offset: Int) -> UInt32 {
+        constants[index &+ offset] &+ schedule[index &+ offset]
+      }
+      round(a, b, c, &d, e, f, g, &h, input(0))
+      round(h, a, b, &c, d, e, f, &g, input(1))
+      round(g, h, a, &b, c, d, e, &f, input(2))
+      round(f, g, h, &a, b, c, d, &e, input(3))
+      round(e, f, g, &h, a, b, c, &d, input(4))
+      round(d, e, f, &g, h, a, b, &c, input(5))
+      round(c, d, e, &f, g, h, a, &b, input(6))
+      round(b, c, d, &e, f, g, h, &a, input(7))
+      index &+= 8
     }
-    return (
+    state = (
       state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f,
       state.6 &+ g, state.7 &+ h
     )
   }
 
-  /// Lowercase hexadecimal text of the digest's words, most significant byte first.
+  /// Lowercase hexadecimal text of the digest's words, most significant byte first, written
+  /// straight into the string's storage.
   private static func hexString(_ words: Words) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    let all = [words.0, words.1, words.2, words.3, words.4, words.5, words.6, words.7]
-    var text: [UInt8] = []
-    text.reserveCapacity(64)
-    for word in all {
-      for shift in stride(from: 28, through: 0, by: -4) {
-        text.append(digits[Int((word >> UInt32(shift)) & 0x0f)])
+    // A tuple of one type is laid out as an array of it.
+    withUnsafeBytes(of: words) { raw in
+      String(unsafeUninitializedCapacity: 64) { text in
+        var index = 0
+        for position in 0..<8 {
+          let word = raw.load(fromByteOffset: position &* 4, as: UInt32.self)
+          var shift: UInt32 = 28
+          for _ in 0..<8 {
+            let digit = UInt8(truncatingIfNeeded: (word &>> shift) & 0x0f)
+            text[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit
+            index += 1
+            shift &-= 4
+          }
+        }
+        return 64
       }
     }
-    return String(decoding: text, as: UTF8.self)
   }
 }

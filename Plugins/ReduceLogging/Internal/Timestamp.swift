@@ -6,6 +6,15 @@ enum Timestamp {
   /// Formats a date; milliseconds are truncated (after rounding to the microsecond, which absorbs
   /// the binary representation's error), so a log never shows the future.
   static func format(_ date: Date) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(24)
+    write(date, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends the text of ``format(_:)`` to some UTF-8, digit by digit: a JSON line's timestamp
+  /// without a `String` made for it.
+  static func write(_ date: Date, to bytes: inout [UInt8]) {
     let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     let totalMilliseconds =
       microseconds >= 0 ? microseconds / 1000 : (microseconds - 999) / 1000
@@ -17,12 +26,45 @@ enum Timestamp {
     }
     let (year, month, day) = civil(fromDays: days)
     let seconds = milliseconds / 1000
-    if (0...9999).contains(year) {
-      return fixedWidth(
-        year: year, month: month, day: day, seconds: seconds, milliseconds: milliseconds % 1000)
+    guard (0...9999).contains(year) else {
+      let text =
+        "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):"
+        + "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(milliseconds % 1000, 3))Z"
+      bytes.append(contentsOf: text.utf8)
+      return
     }
-    return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):"
-      + "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(milliseconds % 1000, 3))Z"
+    // The 24 characters, written into a buffer on the stack and appended at once.
+    var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &text) { buffer in
+      var index = 0
+      func put(_ value: Int64, _ width: Int) {
+        var rest = value
+        for offset in stride(from: width - 1, through: 0, by: -1) {
+          buffer[index + offset] = UInt8(ascii: "0") + UInt8(rest % 10)
+          rest /= 10
+        }
+        index += width
+      }
+      func put(_ character: Unicode.Scalar) {
+        buffer[index] = UInt8(ascii: character)
+        index += 1
+      }
+      put(year, 4)
+      put("-")
+      put(month, 2)
+      put("-")
+      put(day, 2)
+      put("T")
+      put(seconds / 3600, 2)
+      put(":")
+      put(seconds / 60 % 60, 2)
+      put(":")
+      put(seconds % 60, 2)
+      put(".")
+      put(milliseconds % 1000, 3)
+      put("Z")
+      bytes.append(contentsOf: buffer)
+    }
   }
 
   /// Parses `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.fffZ` (UTC).
@@ -66,44 +108,6 @@ enum Timestamp {
     }
     guard byte(offset, is: "Z"), offset + 1 == bytes.count else { return nil }
     return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-  }
-
-  /// The 24 characters of a timestamp in years 0 to 9999, written digit by digit into one
-  /// string: the text `format` builds from padded pieces, without the pieces.
-  private static func fixedWidth(
-    year: Int64, month: Int64, day: Int64, seconds: Int64, milliseconds: Int64
-  ) -> String {
-    String(unsafeUninitializedCapacity: 24) { buffer in
-      var index = 0
-      func put(_ value: Int64, _ width: Int) {
-        var divisor: Int64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        while divisor > 0 {
-          buffer[index] = UInt8(ascii: "0") + UInt8(value / divisor % 10)
-          index += 1
-          divisor /= 10
-        }
-      }
-      func put(_ character: Unicode.Scalar) {
-        buffer[index] = UInt8(ascii: character)
-        index += 1
-      }
-      put(year, 4)
-      put("-")
-      put(month, 2)
-      put("-")
-      put(day, 2)
-      put("T")
-      put(seconds / 3600, 2)
-      put(":")
-      put(seconds / 60 % 60, 2)
-      put(":")
-      put(seconds % 60, 2)
-      put(".")
-      put(milliseconds, 3)
-      put("Z")
-      return index
-    }
   }
 
   private static func pad(_ value: Int64, _ width: Int) -> String {
