@@ -154,7 +154,7 @@ public struct Next<State: Sendable>: Sendable {
     let type = action.dispatchedType
     guard ObjectIdentifier(type) != flow.plan.actionType || watch != nil else {
       // The flow goes on as it is: no copy of it.
-      try core.proceed(action, flow)
+      try core.continueFlow(core, action, flow)
       return
     }
     var flow = flow
@@ -162,7 +162,7 @@ public struct Next<State: Sendable>: Sendable {
       flow.plan = flow.plan.remainder(for: type, core: core)
     }
     if let watch { flow.watches = watch }
-    try core.proceed(action, flow)
+    try core.continueFlow(core, action, flow)
   }
 }
 

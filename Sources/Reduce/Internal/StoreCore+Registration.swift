@@ -1,6 +1,7 @@
 extension StoreCore {
   // MARK: Mutators
 
+  @usableFromInline
   func register(_ mutator: Mutator<State>) throws(RegistrationError) {
     while true {
       let snapshot = fields.withLock { $0.setup.registry }
@@ -38,6 +39,7 @@ extension StoreCore {
 
   // MARK: Middleware
 
+  @usableFromInline
   func use(_ middleware: any Middleware<State>) throws(RegistrationError) {
     let name = middleware.name
     let taken = fields.withLock { $0.setup.plans.chain.contains { $0.name == name } }
