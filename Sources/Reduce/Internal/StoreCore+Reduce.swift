@@ -57,11 +57,21 @@ extension StoreCore {
     let observers = local.pointee.setup.observers
     beginChange()
     let needsOld = observers?.needsOldState(stateIsEquatable: isEqual != nil) ?? false
-    let old: State? = route.mayThrow || needsOld ? local.pointee.state : nil
     let watches = flow.watches
-    try watching(watches, action, staged: false) { () throws(DispatchError) -> Bool in
-      try reduceAndTell(action, route, watches?.willCommit, old: old, observers: observers)
-      return true
+    // Two calls rather than one with an optional copy: a large state's optional is moved
+    // through every call it is passed to, even when it is nil (measured on `ten-substates`,
+    // three copies of 250 bytes per dispatch).
+    if route.mayThrow || needsOld {
+      let old = local.pointee.state
+      try watching(watches, action, staged: false) { () throws(DispatchError) -> Bool in
+        try reduceAndTell(action, route, watches?.willCommit, old: old, observers: observers)
+        return true
+      }
+    } else {
+      try watching(watches, action, staged: false) { () throws(DispatchError) -> Bool in
+        try reduceAndTell(action, route, watches?.willCommit, old: nil, observers: observers)
+        return true
+      }
     }
   }
 
