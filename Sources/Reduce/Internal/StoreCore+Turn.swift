@@ -283,9 +283,12 @@ extension StoreCore {
     let failure = perform(work)
     var waits: [ReturnWait] = []
     let state = finishOwnWork(collecting: &waits)
+    guard waits.isEmpty else {
+      return runReturnWaits(waits, failure.map(Result.failure) ?? .success(state))
+    }
     // The result is made where it is returned: passed through `settle` it would be copied.
-    if waits.isEmpty { return failure.map(Result.failure) ?? .success(state) }
-    return runReturnWaits(waits, failure.map(Result.failure) ?? .success(state))
+    if let failure { return .failure(failure) }
+    return .success(state)
   }
 
   /// The result of a dispatch, once what middleware asked to run before it returns has run.
