@@ -38,7 +38,9 @@ public struct Reduction<Value: Sendable>: Sendable {
 /// // In `handle`:
 /// try next(action, watcher: watcher)
 /// ```
-public struct ReductionWatcher<State: Sendable>: Sendable {
+///
+/// A class, so that handing it to `next` costs one reference count.
+public final class ReductionWatcher<State: Sendable>: Sendable {
   /// The watch, for an action no middleware before watches.
   @usableFromInline let alone: ReductionWatch<State>
   /// Makes the watch inside the watches of the middleware before.
