@@ -91,7 +91,7 @@ public struct Next<State: Sendable>: Sendable {
     throws(DispatchError)
   {
     // Watched by a middleware before this one too: the two are combined for this action.
-    try pass(action, watch: flow.watches.map(watcher.inside) ?? watcher.alone)
+    try pass(action, watch: nil, watcher: watcher)
   }
 
   /// Passes an action on and is shown its change once it is decided, before it is made
@@ -141,32 +141,52 @@ public struct Next<State: Sendable>: Sendable {
         middleware: flow.plan.caller, willCommit: willCommit, outer: flow.watches))
   }
 
-  /// Runs the rest of the flow for `action`: at once during the dispatch this `next` belongs to,
-  /// as a dispatch of its own after it; not at all once the store's engine is gone.
+  /// Runs the rest of the flow for `action`, watched by `watch` or by `watcher` when given: at
+  /// once during the dispatch this `next` belongs to, as a dispatch of its own after it; not at
+  /// all once the store's engine is gone.
+  ///
+  /// The work is the engine's (``StoreCore/pass(_:_:watch:watcher:)``), reached through the
+  /// closure made where the store was created, so that it runs compiled for the store's state
+  /// even when the middleware calling `next` was compiled for any state.
+  @inlinable
+  func pass(
+    _ action: any Action, watch: ReductionWatch<State>?, watcher: ReductionWatcher<State>? = nil
+  ) throws(DispatchError) {
+    // The plan reaches the engine weakly, so that a kept `next` does not keep it alive.
+    guard let core = flow.plan.core else { return }
+    try core.continueFlow(core, action, flow, watch, watcher)
+  }
+}
+
+extension StoreCore {
+  /// Runs the rest of a flow for an action a middleware passed on, watched by `watch` or by
+  /// `watcher` when given.
   ///
   /// An action of the type the flow was planned for goes on to the next middleware of the plan;
   /// one of another type (the middleware passed on a different action) to the next middleware
   /// after this one that handles that type.
   @inlinable
-  func pass(_ action: any Action, watch: ReductionWatch<State>?) throws(DispatchError) {
-    // The plan reaches the engine weakly, so that a kept `next` does not keep it alive.
-    guard let core = flow.plan.core else { return }
+  func pass(
+    _ action: any Action, _ flow: Flow<State>, watch: ReductionWatch<State>?,
+    watcher: ReductionWatcher<State>?
+  ) throws(DispatchError) {
+    // A watcher made once joins the watches of the middleware before, for this action.
+    let watch =
+      watch ?? watcher.map { watcher in flow.watches.map(watcher.inside) ?? watcher.alone }
     let type = action.dispatchedType
     guard ObjectIdentifier(type) != flow.plan.actionType || watch != nil else {
       // The flow goes on as it is: no copy of it.
-      try core.continueFlow(core, action, flow)
+      try proceed(action, flow)
       return
     }
     var flow = flow
     if ObjectIdentifier(type) != flow.plan.actionType {
-      flow.plan = flow.plan.remainder(for: type, core: core)
+      flow.plan = flow.plan.remainder(for: type, core: self)
     }
     if let watch { flow.watches = watch }
-    try core.continueFlow(core, action, flow)
+    try proceed(action, flow)
   }
-}
 
-extension StoreCore {
   /// Runs the rest of a flow: at once during the dispatch item it belongs to, on its thread; as
   /// a dispatch of its own otherwise.
   @inlinable

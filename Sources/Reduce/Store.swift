@@ -36,7 +36,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
     // `StoreCore.continueFlow`).
     core = StoreCore(
       initialState: initialState, fallback: fallback,
-      continueFlow: { core, action, flow throws(DispatchError) in try core.proceed(action, flow) })
+      continueFlow: { core, action, flow, watch, watcher throws(DispatchError) in
+        try core.pass(action, flow, watch: watch, watcher: watcher)
+      })
     core.store = self
     for mutator in mutators { try core.register(mutator) }
     for plugin in middleware { try core.use(plugin) }

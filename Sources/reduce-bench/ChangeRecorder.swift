@@ -14,9 +14,9 @@ final class ChangeRecorder<State: Sendable, Value: Equatable & Sendable>: Middle
 
   let name: String
   private let entries: Locked<[Entry]>
-  /// Passes an action on, watched; made in `init`, where the store's state type is known, so
-  /// that it runs compiled for that type.
-  private let passWatched: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
+  /// Watches the value around each reduction; made once, in `init`, where the store's state
+  /// type is known, so that it runs compiled for that type and costs no allocation per action.
+  private let watcher: ReductionWatcher<State>
 
   init(
     name: String = "recorder", limit: Int = 100,
@@ -25,15 +25,12 @@ final class ChangeRecorder<State: Sendable, Value: Equatable & Sendable>: Middle
     let entries = Locked<[Entry]>([])
     self.name = name
     self.entries = entries
-    self.passWatched = { action, next throws(DispatchError) in
-      try next(action, watching: value) { reduction in
-        guard reduction.before != reduction.after else { return }
-        let entry = Entry(
-          action: reduction.action, before: reduction.before, after: reduction.after)
-        entries.withLock { list in
-          if list.count == limit { list.removeFirst() }
-          list.append(entry)
-        }
+    self.watcher = ReductionWatcher(watching: value) { reduction in
+      guard reduction.before != reduction.after else { return }
+      let entry = Entry(action: reduction.action, before: reduction.before, after: reduction.after)
+      entries.withLock { list in
+        if list.count == limit { list.removeFirst() }
+        list.append(entry)
       }
     }
   }
@@ -44,6 +41,6 @@ final class ChangeRecorder<State: Sendable, Value: Equatable & Sendable>: Middle
   func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws {
     // A batch is one change: its own actions pass on unwatched.
     guard context.batch == nil else { return try next(action) }
-    try passWatched(action, next)
+    try next(action, watcher: watcher)
   }
 }

@@ -134,6 +134,14 @@ struct TurnFields<State: Sendable> {
   }
 }
 
+/// Runs the rest of a flow for an action a middleware passed on: the engine, the action, the
+/// flow, and the watch or watcher it is passed on with.
+@usableFromInline
+typealias ContinueFlow<State: Sendable> =
+  @Sendable (
+    StoreCore<State>, any Action, Flow<State>, ReductionWatch<State>?, ReductionWatcher<State>?
+  ) throws(DispatchError) -> Void
+
 /// The engine behind a ``Store``: the state, the dispatch turn, the registries and observers.
 ///
 /// Dispatches are serialized by a *turn* (`StoreCore+Turn.swift`): one thread at a time runs
@@ -194,21 +202,19 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// middleware's context kept after this engine is gone.
   @usableFromInline let finalState = Locked<State?>(nil)
 
-  /// Runs the rest of a flow (``proceed(_:_:)``), compiled for `State`.
+  /// Runs the rest of a flow (``pass(_:_:watch:watcher:)``), compiled for `State`.
   ///
   /// A middleware's `next` continues the flow through this closure, made where the store was
   /// created for its concrete state. Called directly from a middleware whose code is compiled
   /// for any state (one whose `handle` is not inlinable, such as `AuditTrail`), the chain and
   /// the reducers would run unspecialised, looking the metadata of their generic types up at
   /// run time: measured, about 10,000 instructions of an audited dispatch's 52,000.
-  @usableFromInline let continueFlow:
-    @Sendable (StoreCore<State>, any Action, Flow<State>) throws(DispatchError) -> Void
+  @usableFromInline let continueFlow: ContinueFlow<State>
 
   @usableFromInline
   init(
     initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?,
-    continueFlow:
-      @escaping @Sendable (StoreCore<State>, any Action, Flow<State>) throws(DispatchError) -> Void
+    continueFlow: @escaping ContinueFlow<State>
   ) {
     self.continueFlow = continueFlow
     // One setup for both: the turn holder's copy starts as the store's.
