@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   public import Glibc
 #elseif canImport(Musl)
@@ -177,12 +179,26 @@ struct ThreadID: Equatable, Sendable {
   @inlinable
   static var handedOver: ThreadID { ThreadID(raw: 0) }
 
-  @inlinable
+  /// The calling thread.
+  ///
+  /// Never inlined, and it reads memory, so that each call asks again. `pthread_self` is
+  /// declared `const`: inlined into an `async` function, calls on either side of a suspension
+  /// point could be merged, or one hoisted out of a loop of `await store.send(...)`, and the
+  /// identity be that of the thread the task ran on before it suspended. A task would then take
+  /// the turn under another thread's name, and that thread would take itself for the holder.
+  /// (Found with a turn taken without the lock, where a task of `send-1000` queued work on the
+  /// turn holder's own list while another thread held the turn.)
+  @inline(never) @usableFromInline
   static var current: ThreadID {
+    // An atomic load, which the optimizer may not merge with another across calls.
+    _ = threadQueryFence.load(ordering: .relaxed)
     #if canImport(Darwin)
-      ThreadID(raw: UInt(bitPattern: pthread_self()))
+      return ThreadID(raw: UInt(bitPattern: pthread_self()))
     #else
-      ThreadID(raw: UInt(pthread_self()))
+      return ThreadID(raw: UInt(pthread_self()))
     #endif
   }
 }
+
+/// Read by ``ThreadID/current``, so that asking for the calling thread reads memory.
+let threadQueryFence = Atomic<Int>(0)
