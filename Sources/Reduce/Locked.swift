@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
   public import Glibc
 #elseif canImport(Musl)
@@ -175,14 +177,31 @@ struct ThreadID: Equatable, Sendable {
   /// Holds the place of a waiting task that is being given a store's turn, until it runs and
   /// claims it: no thread has this identity.
   @inlinable
-  static var handedOver: ThreadID { ThreadID(raw: 0) }
+  static var handedOver: ThreadID { ThreadID(raw: 1) }
 
+  /// Says that nobody holds a store's turn: no thread has this identity.
   @inlinable
+  static var nobody: ThreadID { ThreadID(raw: 0) }
+
+  /// The calling thread.
+  ///
+  /// Never inlined, and it reads memory, so that each call asks again. `pthread_self` is
+  /// declared `const`: inlined into an `async` function, calls on either side of a suspension
+  /// point could be merged, or one hoisted out of a loop of `await store.send(...)`, and the
+  /// identity then be that of the thread the task ran on before it suspended. (Measured: with
+  /// the inlined form, a task of `send-1000` found itself holding the turn that another thread
+  /// held.)
+  @inline(never) @usableFromInline
   static var current: ThreadID {
+    // An atomic load, which the optimizer may not merge with another across calls.
+    _ = threadQueryFence.load(ordering: .relaxed)
     #if canImport(Darwin)
-      ThreadID(raw: UInt(bitPattern: pthread_self()))
+      return ThreadID(raw: UInt(bitPattern: pthread_self()))
     #else
-      ThreadID(raw: UInt(pthread_self()))
+      return ThreadID(raw: UInt(pthread_self()))
     #endif
   }
 }
+
+/// Read by ``ThreadID/current``, so that asking for the current thread reads memory.
+let threadQueryFence = Atomic<Int>(0)
