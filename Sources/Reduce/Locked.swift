@@ -177,7 +177,11 @@ struct ThreadID: Equatable, Sendable {
   /// Holds the place of a waiting task that is being given a store's turn, until it runs and
   /// claims it: no thread has this identity.
   @inlinable
-  static var handedOver: ThreadID { ThreadID(raw: 0) }
+  static var handedOver: ThreadID { ThreadID(raw: 1) }
+
+  /// Says that nobody holds a store's turn: no thread has this identity.
+  @inlinable
+  static var nobody: ThreadID { ThreadID(raw: 0) }
 
   /// The calling thread.
   ///

@@ -39,7 +39,7 @@ extension StoreCore {
   ) -> DispatchError? {
     local.pointee.itemCounter &+= 1
     let flow = Flow(
-      plan: plan, item: local.pointee.itemCounter, thread: .current, watches: watches, batch: nil)
+      plan: plan, item: local.pointee.itemCounter, thread: turnHolder, watches: watches, batch: nil)
     local.pointee.processingFallback = isFallback
     activeItem.store(flow.item, ordering: .releasing)
     defer {

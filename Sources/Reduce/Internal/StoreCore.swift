@@ -81,9 +81,6 @@ struct CoreFields<State: Sendable> {
 
   // The dispatch turn (see `StoreCore+Turn.swift`).
 
-  /// The thread holding the turn; ``ThreadID/handedOver`` while a waiting task is being given
-  /// it; nil when nobody holds it.
-  @usableFromInline var owner: ThreadID?
   /// The requests of other threads and tasks, in arrival order, for the turn holder to carry
   /// out or hand the turn to.
   @usableFromInline var incoming: [TurnRequest<State>] = []
@@ -146,17 +143,21 @@ typealias ContinueFlow<State: Sendable> =
 ///
 /// Dispatches are serialized by a *turn* (`StoreCore+Turn.swift`): one thread at a time runs
 /// actions through the chain and the reducers; the others queue their work for it, in arrival
-/// order. The lock is held only to decide (take the turn, queue a request, swap a snapshot,
-/// mark the state as changing); reducers, middleware and observers run after it is released.
+/// order. The lock is held only to decide (queue a request, take one to serve, swap a snapshot);
+/// reducers, middleware and observers run after it is released, and an uncontended dispatch
+/// does not take it at all: the turn is an atomic (`holder`), and marking the state as changing
+/// is too (`changingState`).
 /// The path of one dispatch, in order: ``dispatch(_:)`` gets the turn or queues,
 /// ``process(_:plan:watches:isFallback:)`` runs the chain (`StoreCore+Chain.swift`), the
 /// last step reduces and notifies (`StoreCore+Reduce.swift`), and the turn holder then runs the
 /// follow-ups and the requests that arrived meanwhile.
 ///
 /// `@unchecked Sendable`: the fields in `fields` are guarded by its lock. `state` is written
-/// only by the thread holding the turn, with `changingState` set under the lock while it does;
-/// other threads read it under the lock once `changingState` is clear. The fields marked "turn
-/// holder only" are touched by the thread holding the turn alone.
+/// only by the thread holding the turn, with `changingState` set while it does; other threads
+/// copy it under the lock, counted in `readersCopying`, once `changingState` is clear (see
+/// ``readState()``). The fields marked "turn holder only" are touched by the thread holding the
+/// turn alone; a thread takes the turn from the one before it through `holder`, whose atomic
+/// operations order the one's accesses before the other's.
 @usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline let fields: Locked<CoreFields<State>>
@@ -186,9 +187,14 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// The dispatch item being processed by the turn holder (0 when none), so that a `next` can
   /// tell a call inside its own dispatch from a later one without taking the lock.
   @usableFromInline let activeItem = Atomic<UInt64>(0)
-  /// Whether someone holds the turn: a hint, read without the lock by a thread or task that
-  /// waits a moment before it queues (`StoreCore+Turn.swift`); the lock decides.
-  @usableFromInline let turnBusy = Atomic<Bool>(false)
+  /// The thread holding the turn (``ThreadID/raw``), ``ThreadID/handedOver`` while a waiting
+  /// task is being given it, ``ThreadID/nobody`` when nobody holds it.
+  ///
+  /// Taken and given up without the lock when nobody waits (`StoreCore+Turn.swift`).
+  @usableFromInline let holder = Atomic<UInt>(ThreadID.nobody.raw)
+  /// How many requests wait in `incoming`; changed with the lock held, read without it by a
+  /// turn holder giving the turn up.
+  @usableFromInline let waitingRequests = Atomic<Int>(0)
   /// Set once anything reads `Store.state`, after which Observation is told of every change.
   @usableFromInline let observationEnabled = Atomic<Bool>(false)
   @usableFromInline let registrar = ObservationRegistrar()
@@ -303,9 +309,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     let thread = ThreadID.current
     return fields.withLock(
       waitingOn: stateCommitted,
-      while: { fields in fields.owner != thread && !startCopying() },
-      { fields in
-        guard fields.owner != thread else {
+      while: { _ in !holds(thread) && !startCopying() },
+      { _ in
+        guard !holds(thread) else {
           if changingState.load(ordering: .relaxed) && local.pointee.inReducers {
             // A mistake of the caller's, not an invariant of the store's: `fatalError`, whose
             // message an optimized build prints too (a failed `precondition` stops silently).

@@ -47,6 +47,12 @@ final class TurnRequest<State: Sendable>: @unchecked Sendable {
     self.work = work
     self.waiter = waiter
   }
+
+  /// Releases what a request that was never queued holds: a thread's condition.
+  @inlinable
+  func dropUnqueued() {
+    if case .thread(let condition) = waiter { condition.destroy() }
+  }
 }
 
 /// Work a middleware asked to run on the dispatcher's thread or task, once the store has
