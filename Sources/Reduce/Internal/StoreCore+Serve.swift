@@ -12,16 +12,25 @@ extension StoreCore {
   /// - Returns: The state after this thread's work and its follow-ups, and no other's.
   @inlinable
   func finishOwnWork(collecting waits: inout [ReturnWait]) -> State {
-    // In order; what they queue in turn runs after them.
+    runFollowUps()
+    if !local.pointee.returnWaits.isEmpty { waits = takeReturnWaits() }
+    let state = local.pointee.state
+    if !giveTurnUp(turnHolder) { serveRequests() }
+    return state
+  }
+
+  /// Runs the work the turn holder queued for itself (follow-ups, a fallback action), in order;
+  /// what they queue in turn runs after them.
+  ///
+  /// Always inlined: it is on every dispatch's path, where a call measured 11 instructions of
+  /// `counter`'s 877.
+  @inlinable @inline(__always)
+  func runFollowUps() {
     while !local.pointee.pending.isEmpty {
       let followUps = local.pointee.pending
       local.pointee.pending = []
       for work in followUps { _ = perform(work) }
     }
-    if !local.pointee.returnWaits.isEmpty { waits = takeReturnWaits() }
-    let state = local.pointee.state
-    if !giveTurnUp(turnHolder) { serveRequests() }
-    return state
   }
 
   /// Runs, in order, the work queued from position `mark` on (the follow-ups of the action just
@@ -46,13 +55,11 @@ extension StoreCore {
     var current: TurnRequest<State>?
     var failure: DispatchError?
     while true {
+      // The follow-ups of the request just carried out run before it is told its result.
+      if current != nil { runFollowUps() }
       var resume:
         (CheckedContinuation<TurnRequest<State>.Outcome, Never>, TurnRequest<State>.Outcome)?
       let step = fields.withLock { fields -> ServeStep<State> in
-        if current != nil, !local.pointee.pending.isEmpty {
-          defer { local.pointee.pending = [] }
-          return .followUps(local.pointee.pending)
-        }
         if let request = current {
           // The requester runs what its middleware asked to run before it returns, on its own
           // thread: dispatchers that wait for a flush then share it. (Measured, 8 threads on a
@@ -88,8 +95,6 @@ extension StoreCore {
       // A task is resumed outside the lock.
       if let (continuation, outcome) = resume { continuation.resume(returning: outcome) }
       switch step {
-      case .followUps(let followUps):
-        for work in followUps { _ = perform(work) }
       case .carryOut(let request):
         current = request
         failure = request.work.flatMap { perform($0) }
@@ -133,8 +138,6 @@ extension StoreCore {
 /// What the turn holder does next while it serves the requests of others.
 @usableFromInline
 enum ServeStep<State: Sendable> {
-  /// Run the follow-ups of the request just carried out, before it is told its result.
-  case followUps([PendingWork<State>])
   /// Carry out this request.
   case carryOut(TurnRequest<State>)
   /// This request holds the turn now: stop.

@@ -46,12 +46,6 @@ extension StoreCore {
     }
   }
 
-  /// A new identifier for a sink or a stream; the lock must be held.
-  func makeID(_ fields: inout CoreFields<State>) -> UInt64 {
-    fields.lastID &+= 1
-    return fields.lastID
-  }
-
   // MARK: Reading the state
 
   /// The committed state; waits while another thread changes it in place.
@@ -66,21 +60,20 @@ extension StoreCore {
   /// for its copy.
   @inlinable
   func readState() -> State {
-    let thread = ThreadID.current
+    // The turn holder alone changes the state: it needs no lock to read it.
+    if holds(.current) {
+      if changingState.load(ordering: .relaxed) && local.pointee.inReducers {
+        // A mistake of the caller's, not an invariant of the store's: `fatalError`, whose
+        // message an optimized build prints too (a failed `precondition` stops silently).
+        fatalError(
+          "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+        )
+      }
+      return local.pointee.state
+    }
     return fields.withLock(
-      waitingOn: stateCommitted,
-      while: { _ in !holds(thread) && !startCopying() },
+      waitingOn: stateCommitted, while: { _ in !startCopying() },
       { _ in
-        guard !holds(thread) else {
-          if changingState.load(ordering: .relaxed) && local.pointee.inReducers {
-            // A mistake of the caller's, not an invariant of the store's: `fatalError`, whose
-            // message an optimized build prints too (a failed `precondition` stops silently).
-            fatalError(
-              "A reducer read the store's state or dispatched to it. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
-            )
-          }
-          return local.pointee.state
-        }
         // Counted as copying: a change waits for this copy (see `beginChange`).
         defer { readersCopying.subtract(1, ordering: .sequentiallyConsistent) }
         return local.pointee.state

@@ -143,12 +143,6 @@ extension StoreCore {
     return true
   }
 
-  /// Whether the calling thread holds the turn.
-  @inlinable
-  func holdsTurn(_ thread: ThreadID) -> Bool {
-    holds(thread)
-  }
-
   /// Queues work behind the current action of this thread, which holds the turn.
   ///
   /// - Returns: The state at the time it was queued.
@@ -238,7 +232,8 @@ extension StoreCore {
   func tryRunningNow(_ work: PendingWork<State>) -> Result<State, DispatchError>? {
     let thread = ThreadID.current
     for round in 0...Self.spinRounds {
-      // The lock is asked only when the turn looks free: spinning on it would slow the holder.
+      // The turn is asked for only when it looks free: a compare-and-exchange spinning on the
+      // holder's word would slow the holder.
       if round > 0, !waitBriefly() { return nil }
       if takeTurn(thread) { return runOwnWork(work) }
     }

@@ -243,6 +243,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// The state and the turn holder's own fields, in place.
   @inlinable var local: UnsafeMutablePointer<TurnFields<State>> { turn.address }
 
+  /// A new identifier for a sink or a stream; the lock must be held.
+  func makeID(_ fields: inout CoreFields<State>) -> UInt64 {
+    fields.lastID &+= 1
+    return fields.lastID
+  }
+
   // MARK: Dispatching
 
   /// Dispatches one action from the top of the chain.
@@ -320,7 +326,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func report(_ error: DispatchError) {
     publish(error)
     guard let fallback else { return }
-    if holdsTurn(.current) && local.pointee.processingFallback { return }
+    if holds(.current) && local.pointee.processingFallback { return }
     guard let action = fallback(error) else { return }
     _ = carryOut(.dispatch(action, isFallback: true))
   }
