@@ -175,19 +175,29 @@ extension StoreCore {
   /// does, this thread takes the turn.
   ///
   /// `work` is made where it is used: for a thread that takes the turn, it is made and consumed
-  /// at once, so an action is neither copied into a queued form nor out of it.
+  /// at once.
   @inlinable
   func carryOut(_ work: @autoclosure () -> PendingWork<State>) -> Result<State, DispatchError> {
     let thread = ThreadID.current
     if takeTurn(thread) { return runOwnWork(work()) }
-    if holds(thread) { return .success(queueReentrant(work())) }
-    let request = TurnRequest(work: work(), waiter: .thread(Condition()))
+    return carryOut(work(), whileTaken: thread)
+  }
+
+  /// Carries out `work` for `thread`, which found the turn taken: queued behind its own current
+  /// action when it holds the turn, or for the thread that does, unless the turn came free
+  /// meanwhile and `thread` took it.
+  @inlinable
+  func carryOut(_ work: PendingWork<State>, whileTaken thread: ThreadID)
+    -> Result<State, DispatchError>
+  {
+    if holds(thread) { return .success(queueReentrant(work)) }
+    let request = TurnRequest(work: work, waiter: .thread(Condition()))
     guard fields.withLock({ enqueue(request, &$0, for: thread) }) else {
       request.dropUnqueued()
-      return runOwnWork(work())
+      return runOwnWork(work)
     }
     guard case .done(let result, let waits) = wait(for: request) else {
-      return runOwnWork(work())
+      return runOwnWork(work)
     }
     return settle(result, waits)
   }
@@ -309,7 +319,16 @@ extension StoreCore {
   /// - Returns: The state after the work and its follow-ups, or the work's failure.
   @inlinable
   func runOwnWork(_ work: consuming PendingWork<State>) -> Result<State, DispatchError> {
-    let failure = perform(work)
+    finishOwnWork(after: perform(work))
+  }
+
+  /// Finishes the turn after this thread's own work (``finishOwnWork(collecting:)``) and makes
+  /// its result.
+  ///
+  /// - Parameter failure: The work's failure, or nil.
+  /// - Returns: The state after the work and its follow-ups, or the work's failure.
+  @inlinable
+  func finishOwnWork(after failure: DispatchError?) -> Result<State, DispatchError> {
     var waits: [ReturnWait] = []
     let state = finishOwnWork(collecting: &waits)
     guard waits.isEmpty else {
