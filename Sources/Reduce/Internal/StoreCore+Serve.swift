@@ -6,17 +6,30 @@ public import Synchronization
 extension StoreCore {
   /// Ends this thread's own work in its turn: runs its follow-ups, takes the state as its
   /// result, then carries out the requests that arrived meanwhile and gives the turn up (or
-  /// hands it over).
+  /// hands it over); last, with the turn released, runs what middleware asked to run before
+  /// this work's dispatch returns (``settle(_:_:)``).
   ///
-  /// - Parameter waits: Set to what middleware asked to run before this work's dispatch returns.
-  /// - Returns: The state after this thread's work and its follow-ups, and no other's.
+  /// - Parameter failure: The work's failure, or nil.
+  /// - Returns: The state after this thread's work and its follow-ups, and no other's, or the
+  ///   work's failure.
   @inlinable
-  func finishOwnWork(collecting waits: inout [ReturnWait]) -> State {
+  func finishOwnWork(after failure: DispatchError?) -> Result<State, DispatchError> {
     runFollowUps()
-    if !local.pointee.returnWaits.isEmpty { waits = takeReturnWaits() }
+    guard local.pointee.returnWaits.isEmpty else { return finishOwnWork(waiting: failure) }
     let state = local.pointee.state
     if !giveTurnUp(turnHolder) { serveRequests() }
-    return state
+    // The result is made where it is returned: passed through a variable it would be copied.
+    if let failure { return .failure(failure) }
+    return .success(state)
+  }
+
+  /// ``finishOwnWork(after:)`` when middleware asked for work before the dispatch returns.
+  @usableFromInline
+  func finishOwnWork(waiting failure: DispatchError?) -> Result<State, DispatchError> {
+    let waits = takeReturnWaits()
+    let state = local.pointee.state
+    if !giveTurnUp(turnHolder) { serveRequests() }
+    return runReturnWaits(waits, failure.map(Result.failure) ?? .success(state))
   }
 
   /// Runs the work the turn holder queued for itself (follow-ups, a fallback action), in order;

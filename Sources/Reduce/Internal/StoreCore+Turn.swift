@@ -253,7 +253,7 @@ extension StoreCore {
   /// Gets the turn for this thread: takes it, or waits to be handed it.
   ///
   /// - Returns: False when this thread held it already (a re-entrant call); true when it got
-  ///   it now, and must then end its work with ``finishOwnWork()``, which gives it up.
+  ///   it now, and must then end its work with ``finishOwnWork(after:)``, which gives it up.
   @inlinable
   func acquireTurn() -> Bool {
     let thread = ThreadID.current
@@ -274,8 +274,7 @@ extension StoreCore {
   func withTurn<Result>(_ body: () -> Result) -> Result {
     guard acquireTurn() else { return body() }
     let result = body()
-    var waits: [ReturnWait] = []
-    _ = settle(.success(finishOwnWork(collecting: &waits)), waits)
+    _ = finishOwnWork(after: nil)
     return result
   }
 
@@ -320,23 +319,6 @@ extension StoreCore {
   @inlinable
   func runOwnWork(_ work: consuming PendingWork<State>) -> Result<State, DispatchError> {
     finishOwnWork(after: perform(work))
-  }
-
-  /// Finishes the turn after this thread's own work (``finishOwnWork(collecting:)``) and makes
-  /// its result.
-  ///
-  /// - Parameter failure: The work's failure, or nil.
-  /// - Returns: The state after the work and its follow-ups, or the work's failure.
-  @inlinable
-  func finishOwnWork(after failure: DispatchError?) -> Result<State, DispatchError> {
-    var waits: [ReturnWait] = []
-    let state = finishOwnWork(collecting: &waits)
-    guard waits.isEmpty else {
-      return runReturnWaits(waits, failure.map(Result.failure) ?? .success(state))
-    }
-    // The result is made where it is returned: passed through `settle` it would be copied.
-    if let failure { return .failure(failure) }
-    return .success(state)
   }
 
   /// The result of a dispatch, once what middleware asked to run before it returns has run.

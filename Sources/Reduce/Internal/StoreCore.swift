@@ -284,11 +284,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       if let refused = refusal() { return .failure(refused) }
       return .success(queue(.sequence(actions)))
     }
-    if let refused = refusal() {
-      var waits: [ReturnWait] = []
-      _ = finishOwnWork(collecting: &waits)
-      return settle(.failure(refused), waits)
-    }
+    if let refused = refusal() { return finishOwnWork(after: refused) }
     return runOwnWork(.sequence(actions))
   }
 
