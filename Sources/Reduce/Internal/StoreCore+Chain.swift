@@ -34,7 +34,8 @@ extension StoreCore {
   /// failure and queues the fallback action.
   @inlinable
   func process(
-    _ action: any Action, plan: consuming ChainPlan<State>, watches: consuming ReductionWatch<State>?,
+    _ action: any Action, plan: consuming ChainPlan<State>,
+    watches: consuming ReductionWatch<State>?,
     isFallback: Bool
   ) -> DispatchError? {
     local.pointee.itemCounter &+= 1
