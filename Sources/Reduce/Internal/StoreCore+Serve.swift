@@ -13,7 +13,7 @@ extension StoreCore {
   /// - Returns: The state after this thread's work and its follow-ups, and no other's, or the
   ///   work's failure.
   @inlinable
-  func finishOwnWork(after failure: DispatchError?) -> Result<State, DispatchError> {
+  func finishOwnWork(after failure: consuming DispatchError?) -> Result<State, DispatchError> {
     runFollowUps()
     guard local.pointee.returnWaits.isEmpty else { return finishOwnWork(waiting: failure) }
     let state = local.pointee.state
