@@ -141,6 +141,26 @@ final class BigBonus: Bonus, @unchecked Sendable {}
     #expect(store.state.counter == 3)
   }
 
+  @Test(
+    "a mutator registered or unregistered after a type was planned is used, or not, from the next action on, without asking the middleware again",
+    arguments: [false, true])
+  func registrationAfterPlanning(withMiddleware: Bool) throws {
+    let store = try makeStore(
+      mutators: [], middleware: withMiddleware ? [middleware("a", wants: [Increment.self])] : [])
+    store.dispatch(Increment(by: 2))
+    #expect(store.state.counter == 0, "no mutator handles Increment yet")
+    try store.register(counterMutator)
+    #expect(store.dispatch(Increment(by: 3)).success?.counter == 3)
+    #expect(store.unregister(counterMutator.key))
+    #expect(store.dispatch(Increment(by: 4)).success?.counter == 3)
+    try store.register(counterMutator)
+    #expect(store.dispatch(Increment(by: 5)).success?.counter == 8)
+    if withMiddleware {
+      #expect(record.all.count == 4)
+      #expect(record.questions("a", about: Increment.self) == 1)
+    }
+  }
+
   @Test("queued follow-ups and dispatch([...]) are planned by their own types")
   func erasedDispatchesArePlanned() throws {
     let followUp = AnyMiddleware<TestState>(name: "follow-up") { action, context, next in

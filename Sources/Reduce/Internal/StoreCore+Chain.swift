@@ -99,7 +99,8 @@ extension StoreCore {
   @usableFromInline
   func makePlan(for type: any Action.Type) -> ChainPlan<State> {
     let plans = local.pointee.setup.plans
-    let plan = ChainPlan(type, core: self, chain: plans.chain)
+    let plan = ChainPlan(
+      type, core: self, chain: plans.chain, registry: local.pointee.setup.registry)
     fields.withLock { fields in
       if fields.setup.plans === plans { changeSetup(&fields) { $0.plans = plans.adding(plan) } }
     }

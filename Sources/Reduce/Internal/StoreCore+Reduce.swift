@@ -48,7 +48,7 @@ extension StoreCore {
   func commit(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
     refreshSetup()
     if local.pointee.setup.closed { return }
-    let route = local.pointee.setup.registry.route(for: flow.plan.actionType)
+    let route = flow.plan.route(in: local.pointee.setup.registry)
     if route.isEmpty {
       // No change, but one that middleware asking to be shown changes are shown.
       try flow.watches?.willCommit?(PendingChange(action: action, mutators: []))
@@ -115,10 +115,10 @@ extension StoreCore {
   func stage(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
     let route: Route<State>
     if let registry = local.pointee.batchRegistry {
-      route = registry.route(for: flow.plan.actionType)
+      route = flow.plan.route(in: registry)
     } else {
       refreshSetup()
-      route = local.pointee.setup.registry.route(for: flow.plan.actionType)
+      route = flow.plan.route(in: local.pointee.setup.registry)
     }
     if route.isEmpty {
       try flow.watches?.willCommit?(PendingChange(action: action, mutators: []))

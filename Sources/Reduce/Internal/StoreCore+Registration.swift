@@ -9,7 +9,7 @@ extension StoreCore {
       let entry = try snapshot.validate(mutator, state: readState())
       let swapped = fields.withLock { fields in
         guard fields.setup.registry === snapshot else { return false }
-        changeSetup(&fields) { $0.registry = snapshot.adding(entry) }
+        changeSetup(&fields) { $0.changeMutators(to: snapshot.adding(entry)) }
         return true
       }
       if swapped { return }
@@ -19,7 +19,7 @@ extension StoreCore {
   func unregister(_ key: MutatorKey) -> Bool {
     fields.withLock { fields in
       guard let smaller = fields.setup.registry.removing(key) else { return false }
-      changeSetup(&fields) { $0.registry = smaller }
+      changeSetup(&fields) { $0.changeMutators(to: smaller) }
       return true
     }
   }

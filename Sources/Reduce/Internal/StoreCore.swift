@@ -59,6 +59,12 @@ struct Setup<State: Sendable>: Sendable {
   @usableFromInline var closed = false
 
   init() {}
+
+  /// Replaces the mutators; the plans made so far keep the routes of the new ones.
+  mutating func changeMutators(to registry: Registry<State>) {
+    self.registry = registry
+    plans = plans.rerouted(in: registry)
+  }
 }
 
 /// What a store's lock guards.
