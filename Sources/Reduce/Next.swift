@@ -12,7 +12,7 @@ public struct Next<State: Sendable>: Sendable {
   @usableFromInline let flow: Flow<State>
 
   @inlinable
-  init(flow: Flow<State>) {
+  init(flow: consuming Flow<State>) {
     self.flow = flow
   }
 

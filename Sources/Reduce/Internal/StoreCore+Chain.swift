@@ -66,11 +66,11 @@ extension StoreCore {
       try reduce(action, flow)
       return
     }
-    var rest = flow
-    rest.plan = plan
+    let rest = Flow(
+      plan: plan, item: flow.item, thread: flow.thread, watches: flow.watches, batch: flow.batch)
+    let context = MiddlewareContext(next: Next(flow: rest), action: action)
     do {
-      try entry.middleware.handle(
-        action, context: MiddlewareContext(flow: rest, action: action), next: Next(flow: rest))
+      try entry.middleware.handle(action, context: context, next: context.next)
     } catch let error as DispatchError {
       throw error
     } catch {
