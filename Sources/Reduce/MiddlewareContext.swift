@@ -19,18 +19,15 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
     self.action = action
   }
 
-  /// The flow past this context's middleware.
-  @inlinable var flow: Flow<State> { next.flow }
-
   /// The name of the middleware this context was given to.
-  public var middlewareName: String { flow.plan.caller }
+  public var middlewareName: String { next.flow.plan.caller }
 
   /// The identity of the store this context belongs to, as given to
   /// ``Middleware/willAttach(to:)`` and ``Middleware/didDetach(from:)``.
   ///
   /// A middleware that keeps per-store data checks it to ignore a kept `next` of a store it has
   /// left.
-  @inlinable public var storeID: ObjectIdentifier { flow.plan.storeID }
+  @inlinable public var storeID: ObjectIdentifier { next.flow.plan.storeID }
 
   /// The store's current state.
   ///
@@ -38,7 +35,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// an action of a ``Batch``, it includes the changes of the batch's actions before it, which
   /// are not committed yet. Once the store is gone, it is the state the store ended with.
   @inlinable public var state: State {
-    guard let core = flow.plan.core else { return flow.plan.stateAfterClosing() }
+    guard let core = next.flow.plan.core else { return next.flow.plan.stateAfterClosing() }
     return core.readState()
   }
 
@@ -49,7 +46,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// both. A middleware that treats the batch as one unit (a logger writing one entry, a
   /// recorder making one step) passes the batch's actions on untouched when this is set; a guard
   /// checks them like any other action.
-  @inlinable public var batch: Batch? { flow.batch }
+  @inlinable public var batch: Batch? { next.flow.batch }
 
   /// Dispatches an action from the top of the chain.
   ///
@@ -62,7 +59,9 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// - Returns: The state after the action, or why it failed.
   @inlinable @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    guard let core = flow.plan.core else { return .success(flow.plan.stateAfterClosing()) }
+    guard let core = next.flow.plan.core else {
+      return .success(next.flow.plan.stateAfterClosing())
+    }
     return core.dispatch(action)
   }
 
@@ -72,7 +71,9 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// - Returns: The state after the last action, or the first failure.
   @inlinable @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    guard let core = flow.plan.core else { return .success(flow.plan.stateAfterClosing()) }
+    guard let core = next.flow.plan.core else {
+      return .success(next.flow.plan.stateAfterClosing())
+    }
     return core.dispatch(actions)
   }
 
@@ -92,9 +93,9 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   public func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
     -> Result<State, DispatchError>
   {
-    guard let core = flow.plan.core else {
+    guard let core = next.flow.plan.core else {
       if let refused = refusal() { return .failure(refused) }
-      return .success(flow.plan.stateAfterClosing())
+      return .success(next.flow.plan.stateAfterClosing())
     }
     return core.dispatch(actions, unless: refusal)
   }
@@ -122,8 +123,8 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///
   /// - Parameter body: The work; throws to fail the dispatch.
   public func beforeReturning(_ body: @escaping @Sendable () throws -> Void) {
-    guard let core = flow.plan.core else { return }
-    core.runBeforeReturning(ReturnWait(name: middlewareName, action: action, body: body), flow)
+    guard let core = next.flow.plan.core else { return }
+    core.runBeforeReturning(ReturnWait(name: middlewareName, action: action, body: body), next.flow)
   }
 
   /// Publishes an error found after the action was handled (an async task failed).
@@ -143,7 +144,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///   - error: What went wrong.
   ///   - action: The action the error belongs to.
   public func report(_ error: any Error, for action: any Action) {
-    flow.plan.core?.report(
+    next.flow.plan.core?.report(
       .middlewareFailed(name: middlewareName, action: action, underlying: error))
   }
 }

@@ -174,17 +174,18 @@ extension StoreCore {
     let watch =
       watch ?? watcher.map { watcher in flow.watches.map(watcher.inside) ?? watcher.alone }
     let type = action.dispatchedType
-    guard ObjectIdentifier(type) != flow.plan.actionType || watch != nil else {
+    let sameType = ObjectIdentifier(type) == flow.plan.actionType
+    guard !sameType || watch != nil else {
       // The flow goes on as it is: no copy of it.
       try proceed(action, flow)
       return
     }
-    var flow = flow
-    if ObjectIdentifier(type) != flow.plan.actionType {
-      flow.plan = flow.plan.remainder(for: type, core: self)
-    }
-    if let watch { flow.watches = watch }
-    try proceed(action, flow)
+    // Made field by field rather than copied and changed: a copy counts a reference of each
+    // field, and the change releases one again.
+    let rest = Flow(
+      plan: sameType ? flow.plan : flow.plan.remainder(for: type, core: self), item: flow.item,
+      thread: flow.thread, watches: watch ?? flow.watches, batch: flow.batch)
+    try proceed(action, rest)
   }
 
   /// Runs the rest of a flow: at once during the dispatch item it belongs to, on its thread; as
