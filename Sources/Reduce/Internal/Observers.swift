@@ -46,7 +46,7 @@ class Sink<State: Sendable>: @unchecked Sendable {
 }
 
 /// A key-path or selector observer, with its closure typed for the value, so that its group can
-/// call it with the value it read once for all of them (see `KeyPathValue.deliver(to:)`).
+/// call it with the value it read once for all of them (see `KeyPathValue.delivery(to:)`).
 @usableFromInline
 final class ValueSink<State: Sendable, Value: Sendable>: Sink<State>, @unchecked Sendable {
   @usableFromInline let observer: @Sendable (Value) -> Void
@@ -67,6 +67,30 @@ final class ValueSink<State: Sendable, Value: Sendable>: Sink<State>, @unchecked
   ) {
     self.observer = observer
     super.init(id: id, flag: flag, delivery: .value { observer(selected.last) }, finish: finish)
+  }
+
+  /// Calls the observer with `value`, unless it was cancelled.
+  ///
+  /// A method, so that the loop calling a group's observers (``deliverValue(_:to:)``) borrows
+  /// the sink from its array as `self`, and the observer's closure from the sink's `let`: no
+  /// reference count per observer. Reading `sink.observer` in the loop instead retained and
+  /// released both the sink and the closure's context (about 60 of the 106 instructions per
+  /// observer of `subscribers-1000`).
+  @inlinable
+  func tell(_ value: Value) {
+    if !flag.isCancelled { observer(value) }
+  }
+
+  /// The sinks of a group made for a value of this type, as such.
+  ///
+  /// - Parameter sinks: Sinks that are each a `ValueSink<State, Value>`.
+  /// - Returns: The same sinks, in the same order.
+  @inlinable
+  static func typed(_ sinks: [Sink<State>]) -> ContiguousArray<ValueSink<State, Value>> {
+    var typed = ContiguousArray<ValueSink<State, Value>>()
+    typed.reserveCapacity(sinks.count)
+    for sink in sinks { typed.append(unsafeDowncast(sink, to: ValueSink<State, Value>.self)) }
+    return typed
   }
 }
 
@@ -94,14 +118,16 @@ final class SelectedValue<State: Sendable, Value: Sendable>: @unchecked Sendable
     self.last = initial
   }
 
-  /// Calls the observers of this value that are not cancelled, in order, with the value after
-  /// the last refresh.
+  /// Makes the call of a group's observers with this value after each refresh.
   ///
-  /// - Parameter sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
+  /// - Parameter sinks: The group's observers, in order: each a `ValueSink<State, Value>`, as
+  ///   `StoreCore.subscribe(selecting:)` makes them.
+  /// - Returns: Calls the observers that are not cancelled, in order, with the value after the
+  ///   last refresh.
   @inlinable
-  func deliver(to sinks: [Sink<State>]) {
-    // Every sink of this group was made for this value's type (`StoreCore.subscribe(selecting:)`).
-    deliverValue(last, to: sinks)
+  func delivery(to sinks: [Sink<State>]) -> @Sendable () -> Void {
+    let sinks = ValueSink<State, Value>.typed(sinks)
+    return { deliverValue(self.last, to: sinks) }
   }
 
   /// Reads the value from the state (by address, as ``KeyPathValue/refresh(from:)``); returns
@@ -133,14 +159,16 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
     self.last = initial
   }
 
-  /// Calls the observers of this value that are not cancelled, in order, with the value after
-  /// the last refresh.
+  /// Makes the call of a group's observers with this value after each refresh.
   ///
-  /// - Parameter sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
+  /// - Parameter sinks: The group's observers, in order: each a `ValueSink<State, Value>`, as
+  ///   `StoreCore.subscribe(to:)` makes them.
+  /// - Returns: Calls the observers that are not cancelled, in order, with the value after the
+  ///   last refresh.
   @inlinable
-  func deliver(to sinks: [Sink<State>]) {
-    // Every sink of this group was made for this value's type (`StoreCore.subscribe(to:)`).
-    deliverValue(last, to: sinks)
+  func delivery(to sinks: [Sink<State>]) -> @Sendable () -> Void {
+    let sinks = ValueSink<State, Value>.typed(sinks)
+    return { deliverValue(self.last, to: sinks) }
   }
 
   /// Reads the value from the state; returns whether it differs from the last one, and keeps it.
@@ -158,15 +186,20 @@ final class KeyPathValue<State: Sendable, Value: Equatable & Sendable>: @uncheck
 
 /// Calls the observers that are not cancelled, in order, with a value of a group.
 ///
+/// By index, each sink the `self` of ``ValueSink/tell(_:)``: the sinks and their closures are
+/// borrowed from the array, which its caller holds, and the value is read once and passed to
+/// each observer borrowed. (A `for sink in sinks` loop, or an `[Sink]` array, retained each sink.)
+///
 /// - Parameters:
 ///   - value: The group's value after its last refresh.
-///   - sinks: Observers made for this value: each is a `ValueSink<State, Value>`.
+///   - sinks: The group's observers, in order.
 @inlinable
-func deliverValue<State: Sendable, Value: Sendable>(_ value: Value, to sinks: [Sink<State>]) {
-  for sink in sinks {
-    let sink = unsafeDowncast(sink, to: ValueSink<State, Value>.self)
-    if !sink.flag.isCancelled { sink.observer(value) }
-  }
+func deliverValue<State: Sendable, Value: Sendable>(
+  _ value: Value, to sinks: ContiguousArray<ValueSink<State, Value>>
+) {
+  // `0..<count`, not `indices`: unspecialised (a scoped store's observers), `indices` is a
+  // protocol call that looks up the array's metadata, about 1,100 instructions per group.
+  for index in 0..<sinks.count { sinks[index].tell(value) }
 }
 
 /// Every observer of a store: a value snapshot, copied out under the lock for each action.
@@ -248,7 +281,7 @@ struct Observers<State: Sendable>: Sendable {
     }
     for groupIndex in groups.indices {
       if let index = groups[groupIndex].sinks.firstIndex(where: { $0.id == id }) {
-        groups[groupIndex].sinks.remove(at: index)
+        groups[groupIndex].removeSink(at: index)
         if groups[groupIndex].sinks.isEmpty { groups.remove(at: groupIndex) }
         return true
       }

@@ -52,26 +52,55 @@ struct ScopedGroup<State: Sendable>: Sendable {
   @usableFromInline let range: Range<Int>?
   /// Reads, compares and keeps the value; specialised where the subscription was made.
   @usableFromInline let refresh: @Sendable (UnsafePointer<State>) -> Bool
-  /// Calls the group's observers with the refreshed value; specialised like `refresh`.
-  @usableFromInline let deliver: @Sendable ([Sink<State>]) -> Void
-  @usableFromInline var sinks: [Sink<State>]
+  /// Makes `deliver` for the group's observers; specialised like `refresh`.
+  @usableFromInline let makeDelivery: @Sendable ([Sink<State>]) -> @Sendable () -> Void
+  /// The group's observers, in subscription order.
+  @usableFromInline private(set) var sinks: [Sink<State>] = []
+  /// Calls the group's observers that are not cancelled, in order, with the value after the
+  /// last refresh: made again whenever `sinks` change, with the sinks typed for the value.
+  @usableFromInline private(set) var deliver: @Sendable () -> Void
   /// The bytes the value occupied at its last refresh, for a value with a range: when they are
   /// the same, so is the value, and it is not read again.
   @usableFromInline let snapshot: ByteSnapshot?
 
+  /// Makes a group without observers.
+  ///
+  /// - Parameters:
+  ///   - value: The shared last value, a ``KeyPathValue`` or a ``SelectedValue``.
+  ///   - shareKey: What observers of the same value share the group by; nil: nothing.
+  ///   - range: The bytes of `State` the value occupies, when known.
+  ///   - refresh: Reads, compares and keeps the value.
+  ///   - makeDelivery: Makes the call of a list of the group's observers with the value (the
+  ///     value's `delivery(to:)`).
   @usableFromInline
   init(
     value: AnyObject & Sendable, shareKey: ShareKey?, range: Range<Int>?,
     refresh: @escaping @Sendable (UnsafePointer<State>) -> Bool,
-    deliver: @escaping @Sendable ([Sink<State>]) -> Void, sinks: [Sink<State>]
+    makeDelivery: @escaping @Sendable ([Sink<State>]) -> @Sendable () -> Void
   ) {
     self.value = value
     self.shareKey = shareKey
     self.range = range
     self.refresh = refresh
-    self.deliver = deliver
-    self.sinks = sinks
+    self.makeDelivery = makeDelivery
+    self.deliver = makeDelivery([])
     self.snapshot = range.map(ByteSnapshot.init)
+  }
+
+  /// Adds an observer after the others.
+  ///
+  /// - Parameter sink: A `ValueSink` of the group's value type.
+  mutating func append(_ sink: Sink<State>) {
+    sinks.append(sink)
+    deliver = makeDelivery(sinks)
+  }
+
+  /// Removes the observer at a position of `sinks`.
+  ///
+  /// - Parameter index: The observer's position.
+  mutating func removeSink(at index: Int) {
+    sinks.remove(at: index)
+    deliver = makeDelivery(sinks)
   }
 
   /// Whether an action whose mutators touched `touched` (nil: unknown) may have changed it.

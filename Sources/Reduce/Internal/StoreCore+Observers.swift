@@ -78,7 +78,7 @@ extension StoreCore {
       let group = ScopedGroup<State>(
         value: value, shareKey: shareKey,
         range: offset.map { $0..<($0 + MemoryLayout<Value>.size) },
-        refresh: { value.refresh(from: $0) }, deliver: { value.deliver(to: $0) }, sinks: [])
+        refresh: { value.refresh(from: $0) }, makeDelivery: { value.delivery(to: $0) })
       let subscription = join(group, finish: finish) { id, flag in
         ValueSink(id: id, flag: flag, value: value, observer: observer, finish: finish)
       }
@@ -118,7 +118,7 @@ extension StoreCore {
         existing ?? SelectedValue(select: select, initial: current(local.pointee.state))
       let group = ScopedGroup<State>(
         value: value, shareKey: shareKey, range: range,
-        refresh: { value.refresh(from: $0) }, deliver: { value.deliver(to: $0) }, sinks: [])
+        refresh: { value.refresh(from: $0) }, makeDelivery: { value.delivery(to: $0) })
       let subscription = join(group, finish: finish) { id, flag in
         ValueSink(id: id, flag: flag, selected: value, observer: observer, finish: finish)
       }
@@ -140,10 +140,10 @@ extension StoreCore {
       let sink = makeSink(id, flag)
       updateObservers(&fields) { observers in
         if let index = observers.groups.firstIndex(where: { $0.value === group.value }) {
-          observers.groups[index].sinks.append(sink)
+          observers.groups[index].append(sink)
         } else {
           var group = group
-          group.sinks = [sink]
+          group.append(sink)
           observers.groups.append(group)
         }
       }
@@ -247,7 +247,7 @@ extension StoreCore {
     if !othersDue, due.count == 1, let lastGroup {
       // One key path changed and nobody else is due: its group calls its observers with the
       // value it read once, each closure typed for it.
-      observers.groups[lastGroup].deliver(due[0])
+      observers.groups[lastGroup].deliver()
       return
     }
     let current = local.pointee.state
