@@ -247,7 +247,7 @@ extension StoreCore {
     if !othersDue, due.count == 1, let lastGroup {
       // One key path changed and nobody else is due: its group calls its observers with the
       // value it read once, each closure typed for it.
-      observers.groups[lastGroup].deliver()
+      observers.groups[lastGroup].members.deliver()
       return
     }
     let current = local.pointee.state
