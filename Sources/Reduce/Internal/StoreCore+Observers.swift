@@ -222,7 +222,9 @@ extension StoreCore {
     guard let observers = snapshot?.observers, !observers.isEmpty else { return }
     var due: [[Sink<State>]] = []
     if !observers.whole.isEmpty { due.append(observers.whole) }
-    if old != nil, !observers.changes.isEmpty { due.append(observers.changes) }
+    // `old` last: each look at a large state's optional copies it whole, even when it is nil
+    // (1,601 bytes on `scoped-1000`).
+    if !observers.changes.isEmpty, old != nil { due.append(observers.changes) }
     // The one group that changed while no other observer is due, whose sinks are then not
     // gathered in `due`: making that array of lists cost about 350 instructions per action.
     var onlyGroup: Int?
