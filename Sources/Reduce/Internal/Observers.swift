@@ -81,7 +81,10 @@ final class ValueSink<State: Sendable, Value: Sendable>: Sink<State>, @unchecked
     if !flag.isCancelled { observer(value) }
   }
 
-  /// The sinks of a group made for a value of this type, as such.
+  /// The sinks of a group of this value type, typed as what they are.
+  ///
+  /// `unsafeDowncast`, checked in a debug build: a group's sinks are all made for its value's
+  /// type (`StoreCore.join`).
   ///
   /// - Parameter sinks: Sinks that are each a `ValueSink<State, Value>`.
   /// - Returns: The same sinks, in the same order.
