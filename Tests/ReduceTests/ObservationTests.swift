@@ -195,6 +195,54 @@ import Testing
     withExtendedLifetime(first) {}
   }
 
+  @Test("observers of two key paths that one action changed are called in subscription order")
+  func twoKeyPathGroupsInterleaved() throws {
+    let store = try makeStore(mutators: [counterMutator, itemsMutator])
+    let order = Probe<String>()
+    let subscriptions = [
+      store.subscribe(to: \.items, initial: false) { _ in order.append("items 1") },
+      store.subscribe(to: \.counter, initial: false) { _ in order.append("counter 1") },
+      store.subscribe(to: \.items, initial: false) { _ in order.append("items 2") },
+      store.subscribe(to: \.counter, initial: false) { _ in order.append("counter 2") },
+    ]
+    store.dispatch(Batch([Increment(), Append(value: 1)]))
+    store.dispatch(Increment())
+    #expect(
+      order.values == [
+        "items 1", "counter 1", "items 2", "counter 2",
+        "counter 1", "counter 2",
+      ])
+    for subscription in subscriptions { subscription.cancel() }
+  }
+
+  @Test("a key path's observers, cancelled and joined between changes, are the live ones in order")
+  func keyPathGroupAfterChanges() throws {
+    let store = try makeStore()
+    let calls = Probe<String>()
+    func observe(_ name: String) -> Subscription {
+      store.subscribe(to: \.counter, initial: false) { calls.append("\(name) \($0)") }
+    }
+    let first = observe("first")
+    let second = observe("second")
+    store.dispatch(Increment())
+    first.cancel()
+    store.dispatch(Increment())
+    let third = observe("third")
+    store.dispatch(Increment())
+    second.cancel()
+    let fourth = observe("fourth")
+    store.dispatch(Increment())
+    #expect(
+      calls.values == [
+        "first 1", "second 1",
+        "second 2",
+        "second 3", "third 3",
+        "third 4", "fourth 4",
+      ])
+    third.cancel()
+    fourth.cancel()
+  }
+
   @Test("cancelling twice does nothing more")
   func cancelTwice() throws {
     let store = try makeStore()
