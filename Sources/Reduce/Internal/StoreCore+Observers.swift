@@ -199,7 +199,8 @@ extension StoreCore {
   /// changed (nil: unknown), are not even compared.
   @inlinable
   func notify(
-    _ snapshot: ObserverSnapshot<State>?, action: any Action, old: State?, touched: [Range<Int>]?
+    _ snapshot: ObserverSnapshot<State>?, action: any Action, old: UnsafePointer<State>?,
+    touched: [Range<Int>]?
   ) {
     // Decided before the call that tells them, which copies its arguments first.
     let tracked = observationEnabled.load(ordering: .relaxed)
@@ -210,21 +211,19 @@ extension StoreCore {
   /// Tells Observation (when `tracked`), then the observers, of a committed action.
   @inlinable
   func tell(
-    _ snapshot: ObserverSnapshot<State>?, tracked: Bool, action: any Action, old: State?,
-    touched: [Range<Int>]?
+    _ snapshot: ObserverSnapshot<State>?, tracked: Bool, action: any Action,
+    old: UnsafePointer<State>?, touched: [Range<Int>]?
   ) {
     // Holding the turn, this thread alone changes the state: it reads it without the lock, in
     // place (a copy of a large state costs more than telling its observers of one path).
-    if let old, let isEqual, isEqual(old, local.pointee.state) { return }
+    if let old, let isEqual, isEqual(old.pointee, local.pointee.state) { return }
     if tracked, let store {
       registrar.withMutation(of: store, keyPath: \.state) {}
     }
     guard let observers = snapshot?.observers, !observers.isEmpty else { return }
     var due: [[Sink<State>]] = []
     if !observers.whole.isEmpty { due.append(observers.whole) }
-    // `old` last: each look at a large state's optional copies it whole, even when it is nil
-    // (1,601 bytes on `scoped-1000`).
-    if !observers.changes.isEmpty, old != nil { due.append(observers.changes) }
+    if old != nil, !observers.changes.isEmpty { due.append(observers.changes) }
     // The one group that changed while no other observer is due, whose sinks are then not
     // gathered in `due`: making that array of lists cost about 350 instructions per action.
     var onlyGroup: Int?
@@ -261,6 +260,12 @@ extension StoreCore {
       return
     }
     guard !due.isEmpty else { return }
+    tell(due, action: action, old: old)
+  }
+
+  /// Tells the observers of several lists, in subscription order, of a committed action.
+  @inlinable
+  func tell(_ due: [[Sink<State>]], action: any Action, old: UnsafePointer<State>?) {
     let current = local.pointee.state
     var change: StateChange<State>?
     Self.inSubscriptionOrder(due) { sink in
@@ -270,7 +275,8 @@ extension StoreCore {
         observer(current)
       case .change(let observer):
         guard let old else { return }
-        let value = change ?? StateChange(action: action, oldState: old, newState: current)
+        let value =
+          change ?? StateChange(action: action, oldState: old.pointee, newState: current)
         change = value
         observer(value)
       case .value(let observer):
