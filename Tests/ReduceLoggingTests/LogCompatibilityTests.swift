@@ -45,7 +45,7 @@ import Testing
       .deposited(account: 1, amount: 5),
     ]
     let encoder = ActionEncoder(redactor: Redactor([]))
-    var previous = AuditLog.genesisHash
+    var previous = SHA256.Digest.zero
     for (index, action) in actions.enumerated() {
       let earlier = try JSONParser.parse(Array(Self.earlierLines[index].utf8))
       let text = try #require(earlier["ts"]?.stringValue)
@@ -58,7 +58,7 @@ import Testing
       entry.payloadStorage = encoder.jsonBytes(of: action).map(PayloadStorage.encoded)
       let line = EntryFormatter.jsonLineBytes(entry, sequence: index + 1, previous: previous)
       #expect(String(decoding: line, as: UTF8.self) == Self.earlierLines[index])
-      previous = AuditLog.hash(ofLine: line)
+      previous = SHA256.digest(of: line)
     }
   }
 }

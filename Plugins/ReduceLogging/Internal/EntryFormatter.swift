@@ -5,18 +5,20 @@ import Reduce
 enum EntryFormatter {
   /// The JSON line of an entry, written straight into one buffer of UTF-8: the same text as
   /// the `JSONValue` object of its members, serialized, without building that tree.
-  static func jsonLine(_ entry: LogEntry, sequence: Int, previous: String?) -> String {
+  static func jsonLine(_ entry: LogEntry, sequence: Int, previous: SHA256.Digest?) -> String {
     String(decoding: jsonLineBytes(entry, sequence: sequence, previous: previous), as: UTF8.self)
   }
 
   /// The JSON line of an entry as UTF-8, without its newline.
-  static func jsonLineBytes(_ entry: LogEntry, sequence: Int, previous: String?) -> [UInt8] {
+  static func jsonLineBytes(_ entry: LogEntry, sequence: Int, previous: SHA256.Digest?) -> [UInt8] {
     var line = JSONLineWriter()
     line.raw("{\"seq\":")
     line.integer(Int64(sequence))
     if let previous {
-      line.raw(",\"prev\":")
-      line.string(previous)
+      // Hexadecimal digits need no escaping.
+      line.raw(",\"prev\":\"")
+      line.hex(previous)
+      line.raw("\"")
     }
     line.raw(",\"ts\":\"")
     line.timestamp(entry.timestamp)
@@ -175,6 +177,11 @@ private struct JSONLineWriter {
   /// Appends a timestamp's text (``Timestamp/format(_:)``), without quotes.
   mutating func timestamp(_ date: Date) {
     Timestamp.write(date, to: &bytes)
+  }
+
+  /// Appends a digest's hexadecimal digits, without quotes.
+  mutating func hex(_ digest: SHA256.Digest) {
+    digest.appendHex(to: &bytes)
   }
 
   /// Appends bytes as they are: compact JSON.

@@ -54,7 +54,8 @@ final class FileWriter: Sendable {
     /// How many flushes (`fsync` calls) the writer has made.
     var syncs = 0
     var lastSequence: Int
-    var lastHash: String
+    /// The digest of the last line, the next entry's `prev`.
+    var lastHash: SHA256.Digest
     /// When a write last looked up the path (``checkFile(_:lookingUpPath:askingLinks:)``).
     var lastPathCheck = ContinuousClock.now
 
@@ -69,7 +70,7 @@ final class FileWriter: Sendable {
 
   init(
     path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64,
-    lastSequence: Int, lastHash: String, synchronize: @escaping @Sendable (Int32) -> Int32
+    lastSequence: Int, lastHash: SHA256.Digest, synchronize: @escaping @Sendable (Int32) -> Int32
   ) {
     self.path = path
     self.checkedPath = POSIX.absolutePath(path)
@@ -115,7 +116,7 @@ final class FileWriter: Sendable {
         text.map { Array($0.utf8) }
         ?? EntryFormatter.jsonLineBytes(record.entry, sequence: sequence, previous: state.lastHash)
       // The hash covers the line without its newline.
-      let hash = chained ? SHA256.hex(of: line) : nil
+      let hash = chained ? SHA256.digest(of: line) : nil
       line.append(UInt8(ascii: "\n"))
       if let failure = POSIX.writeAll(state.descriptor, line) {
         // Remove the partial entry, so that the next one follows the last complete one.
