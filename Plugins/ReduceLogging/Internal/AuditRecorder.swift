@@ -49,14 +49,15 @@ final class AuditRecorder: Sendable {
     _ action: any Action, timestamp: Date, outcome: LogEntry.Outcome, duration: Duration,
     mutators: [String]?
   ) throws {
+    let info = ActionTypeInfo.of(action)
     var entry = LogEntry(
-      sequence: shared.nextSequence(), timestamp: timestamp, action: actionTypeName(of: action),
+      sequence: shared.nextSequence(), timestamp: timestamp, action: info.name,
       payload: nil, outcome: outcome, duration: duration, changes: nil, mutators: mutators)
-    entry.payloadStorage = payload(of: action)
+    entry.payloadStorage = payload(of: action, info: info)
     try sink.write(LogRecord(entry: entry, format: .jsonLines))
   }
 
-  private func payload(of action: any Action) -> PayloadStorage? {
+  private func payload(of action: any Action, info: ActionTypeInfo) -> PayloadStorage? {
     let actionType = type(of: action)
     if actionType == Batch.self, let batch = action as? Batch {
       return .value(encoder.json(of: batch, describingOthers: nil))
@@ -64,6 +65,6 @@ final class AuditRecorder: Sendable {
     if actionType == replacementType {
       return replacementPayload(action).map { .value(.object([("state", $0)])) }
     }
-    return encoder.jsonBytes(of: action).map(PayloadStorage.encoded)
+    return encoder.jsonBytes(of: action, info: info).map(PayloadStorage.encoded)
   }
 }
