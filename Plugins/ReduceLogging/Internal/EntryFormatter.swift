@@ -10,17 +10,30 @@ enum EntryFormatter {
   }
 
   /// The JSON line of an entry as UTF-8, without its newline.
-  static func jsonLineBytes(_ entry: LogEntry, sequence: Int, previous: SHA256.Digest?) -> [UInt8] {
-    var line = JSONLineWriter()
+  ///
+  /// - Parameters:
+  ///   - entry: The entry.
+  ///   - sequence: Its `seq`.
+  ///   - previous: The previous line's digest, its `prev`; nil for an unchained line.
+  ///   - storage: An array whose storage the line is written into, emptied first (its capacity
+  ///     is kept).
+  /// - Returns: The line.
+  static func jsonLineBytes(
+    _ entry: LogEntry, sequence: Int, previous: SHA256.Digest?,
+    reusing storage: consuming [UInt8] = []
+  ) -> [UInt8] {
+    var line = JSONLineWriter(reusing: consume storage)
     line.raw("{\"seq\":")
     line.integer(Int64(sequence))
+    // Each literal is appended at once (an append costs about 90 instructions, whatever its
+    // length); hexadecimal digits need no escaping.
     if let previous {
-      // Hexadecimal digits need no escaping.
       line.raw(",\"prev\":\"")
       line.hex(previous)
-      line.raw("\"")
+      line.raw("\",\"ts\":\"")
+    } else {
+      line.raw(",\"ts\":\"")
     }
-    line.raw(",\"ts\":\"")
     line.timestamp(entry.timestamp)
     line.raw("\",\"action\":")
     line.string(entry.action)
@@ -39,12 +52,12 @@ enum EntryFormatter {
       break
     }
     switch entry.outcome {
-    case .ok: line.raw(",\"outcome\":\"ok\"")
+    case .ok: line.raw(",\"outcome\":\"ok\",\"durationNs\":")
     case .failed(let error):
       line.raw(",\"outcome\":\"failed\",\"error\":")
       line.string(failureText(error))
+      line.raw(",\"durationNs\":")
     }
-    line.raw(",\"durationNs\":")
     line.integer(nanoseconds(entry.duration))
     if let mutators = entry.mutators {
       line.raw(",\"mutators\":[")
@@ -158,9 +171,12 @@ enum EntryFormatter {
 /// piece by piece. Numbers and the timestamp are written as digits into the bytes: a `String`
 /// made for each cost about 700 instructions.
 private struct JSONLineWriter {
-  private(set) var bytes: [UInt8] = []
+  private(set) var bytes: [UInt8]
 
-  init() {
+  /// Creates a writer whose bytes reuse the storage of `storage`, emptied.
+  init(reusing storage: consuming [UInt8]) {
+    bytes = consume storage
+    bytes.removeAll(keepingCapacity: true)
     bytes.reserveCapacity(320)
   }
 
