@@ -68,6 +68,21 @@ public struct LogEntry: Sendable {
     self.changes = changes
   }
 
+  /// Creates an entry whose payload is stored as the middleware made it, with no changes.
+  init(
+    sequence: Int, timestamp: Date, action: String, payloadStorage: PayloadStorage?,
+    outcome: Outcome, duration: Duration, mutators: [String]?
+  ) {
+    self.sequence = sequence
+    self.timestamp = timestamp
+    self.action = action
+    self.payloadStorage = payloadStorage
+    self.outcome = outcome
+    self.duration = duration
+    self.changes = nil
+    self.mutators = mutators
+  }
+
   /// An action's payload as logged.
   public enum Payload: Sendable, Hashable {
     /// Compact JSON text of an `Encodable` action (redacted), with sorted keys.

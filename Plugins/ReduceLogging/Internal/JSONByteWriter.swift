@@ -56,6 +56,22 @@ struct JSONByteStream {
     members.reserveCapacity(8)
   }
 
+  /// Empties the stream for another value; returns false, doing nothing, when its frames or
+  /// members grew large (a deeply nested or wide value), which are then not worth keeping.
+  ///
+  /// The frames and members keep their storage; the bytes, handed out, start anew.
+  mutating func reset() -> Bool {
+    guard frames.capacity <= 16, members.capacity <= 64 else { return false }
+    bytes = []
+    bytes.reserveCapacity(128)
+    frames.removeAll(keepingCapacity: true)
+    members.removeAll(keepingCapacity: true)
+    openSlot = 0
+    lastID = 0
+    failed = false
+    return true
+  }
+
   /// Begins a value where the last member's key or element's separator was written; returns
   /// the value's slot, which a container or a single value fills.
   mutating func beginValue() -> Int {
@@ -269,5 +285,11 @@ final class JSONByteWriter {
   func finish() -> [UInt8] {
     stream.finish()
     return stream.bytes
+  }
+
+  /// Empties the stream for another value (``JSONByteStream/reset()``); false when it is not
+  /// worth keeping.
+  func reset() -> Bool {
+    stream.reset()
   }
 }
