@@ -52,12 +52,12 @@ enum SHA256 {
     }
 
     /// Appends the 64 lowercase hexadecimal digits, as ``hex`` spells them.
-    func appendHex(to bytes: inout [UInt8]) {
+    func appendHex(to bytes: inout some ByteOutput) {
       // Formed in 64 bytes on the stack, then appended at once.
       var digits: (SIMD32<UInt8>, SIMD32<UInt8>) = (.zero, .zero)
       withUnsafeMutableBytes(of: &digits) { buffer in
         writeHex(into: buffer)
-        bytes.append(contentsOf: buffer)
+        bytes.append(bytes: UnsafeRawBufferPointer(buffer))
       }
     }
 
@@ -93,6 +93,12 @@ enum SHA256 {
   /// The lowercase hexadecimal digest of some bytes.
   static func hex(of bytes: some Sequence<UInt8>) -> String {
     digest(of: bytes).hex
+  }
+
+  /// The digest of bytes in memory.
+  static func digest(of bytes: UnsafeRawBufferPointer) -> Digest {
+    let hash = words(of: bytes)
+    return Digest(words: SIMD8(hash.0, hash.1, hash.2, hash.3, hash.4, hash.5, hash.6, hash.7))
   }
 
   /// The digest of some bytes.

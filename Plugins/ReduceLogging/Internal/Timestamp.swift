@@ -14,7 +14,7 @@ enum Timestamp {
 
   /// Appends the text of ``format(_:)`` to some UTF-8, digit by digit: a JSON line's timestamp
   /// without a `String` made for it.
-  static func write(_ date: Date, to bytes: inout [UInt8]) {
+  static func write(_ date: Date, to bytes: inout some ByteOutput) {
     let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     let totalMilliseconds =
       microseconds >= 0 ? microseconds / 1000 : (microseconds - 999) / 1000
@@ -30,7 +30,7 @@ enum Timestamp {
       let text =
         "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):"
         + "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(milliseconds % 1000, 3))Z"
-      bytes.append(contentsOf: text.utf8)
+      bytes.append(text: text)
       return
     }
     // The 24 characters, written into a buffer on the stack and appended at once.
@@ -63,7 +63,7 @@ enum Timestamp {
       put(".")
       put(milliseconds % 1000, 3)
       put("Z")
-      bytes.append(contentsOf: buffer)
+      bytes.append(bytes: UnsafeRawBufferPointer(buffer))
     }
   }
 
