@@ -41,7 +41,7 @@ enum EntryFormatter {
     } else {
       line.append(",\"ts\":\"")
     }
-    Timestamp.write(entry.timestamp, to: &line)
+    line.append(timestamp: entry.timestamp)
     line.append("\",\"action\":")
     JSONValue.writeString(entry.action, to: &line)
     switch entry.payloadStorage {

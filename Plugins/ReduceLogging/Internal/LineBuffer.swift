@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where JSON text is written as UTF-8: an array of bytes, or the ``LineBuffer`` of a chained
 /// writer.
 protocol ByteOutput {
@@ -6,9 +8,16 @@ protocol ByteOutput {
 
   /// Appends bytes, in order.
   mutating func append(bytes: UnsafeRawBufferPointer)
+
+  /// Appends a timestamp's text (``Timestamp/format(_:)``).
+  mutating func append(timestamp: Date)
 }
 
 extension ByteOutput {
+  mutating func append(timestamp: Date) {
+    Timestamp.write(timestamp, to: &self)
+  }
+
   /// Appends a literal's UTF-8.
   mutating func append(_ literal: StaticString) {
     literal.withUTF8Buffer { append(bytes: UnsafeRawBufferPointer($0)) }
@@ -41,6 +50,8 @@ final class LineBuffer: ByteOutput {
   @exclusivity(unchecked) private var capacity: Int
   /// How many bytes the line has.
   @exclusivity(unchecked) private(set) var count = 0
+  /// The last timestamp's second, whose text the next timestamps within it reuse.
+  @exclusivity(unchecked) private var lastSecond = Timestamp.LastSecond()
 
   /// The storage kept when a line is done: a longer line's is given back.
   private static let keptCapacity = 16_384
@@ -63,6 +74,11 @@ final class LineBuffer: ByteOutput {
   func removeAll() {
     count = 0
     if capacity > Self.keptCapacity { reallocate(capacity: 512) }
+  }
+
+  func append(timestamp: Date) {
+    var output = self
+    Timestamp.write(timestamp, to: &output, reusing: &lastSecond)
   }
 
   func append(_ byte: UInt8) {
