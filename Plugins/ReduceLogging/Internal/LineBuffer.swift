@@ -41,8 +41,8 @@ extension [UInt8]: ByteOutput {
 /// Written through a pointer: an append to an `[UInt8]` costs about 90 instructions whatever
 /// its length (a uniqueness check, the generic path of `append(contentsOf:)`, a call to
 /// `memcpy`), and a line takes about twenty; here an append is a comparison and a copy.
-/// Measured on an audited ledger: about 1,000 instructions per entry less than building each
-/// line in an array.
+/// Measured on an audited ledger: about 570 instructions per entry less than an array kept
+/// from line to line.
 ///
 /// Used by one writer, under its lock only: its accesses never overlap, and are not checked.
 final class LineBuffer: ByteOutput {
@@ -77,6 +77,7 @@ final class LineBuffer: ByteOutput {
   }
 
   func append(timestamp: Date) {
+    // A reference: the copy writes into this buffer.
     var output = self
     Timestamp.write(timestamp, to: &output, reusing: &lastSecond)
   }
