@@ -162,7 +162,7 @@ public struct AuditTrail<State: Sendable>: Middleware {
         willCommit: { change in
           try recorder.write(
             change.action, timestamp: timestamp, outcome: .ok, duration: start.duration(to: .now),
-            mutators: change.mutators.map { $0.description })
+            mutators: change.mutators)
         })
     } catch {
       // Refused by this trail's own write: the sink failed, nothing to record it in.

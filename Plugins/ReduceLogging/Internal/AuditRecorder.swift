@@ -47,7 +47,7 @@ final class AuditRecorder: Sendable {
   /// - Throws: The sink's failure.
   func write(
     _ action: any Action, timestamp: Date, outcome: LogEntry.Outcome, duration: Duration,
-    mutators: [String]?
+    mutators: [MutatorKey]?
   ) throws {
     let info = ActionTypeInfo.of(action)
     // The entry made in place, in the record: a local entry was copied into it, then destroyed

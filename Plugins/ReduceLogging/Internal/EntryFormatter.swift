@@ -66,11 +66,19 @@ enum EntryFormatter {
       line.append(",\"durationNs\":")
     }
     line.appendDecimal(nanoseconds(entry.duration))
-    if let mutators = entry.mutators {
+    if let storage = entry.mutatorStorage {
       line.append(",\"mutators\":[")
-      for (index, key) in mutators.enumerated() {
-        if index > 0 { line.append(",") }
-        JSONValue.writeString(key, to: &line)
+      switch storage {
+      case .names(let names):
+        for (index, name) in names.enumerated() {
+          if index > 0 { line.append(",") }
+          JSONValue.writeString(name, to: &line)
+        }
+      case .keys(let keys):
+        for (index, key) in keys.enumerated() {
+          if index > 0 { line.append(",") }
+          JSONValue.writeString(key.rawValue, to: &line)
+        }
       }
       line.append("]")
     }
