@@ -166,6 +166,11 @@ import Testing
     let wide = Dictionary(uniqueKeysWithValues: (0..<100).map { ("key\($0)", $0) })
     try Self.expectSame(wide)
     try Self.expectSame(shape)
+    // The bytes handed out stay as they were while the kept writer writes the next value.
+    let first = try #require(JSONByteEncoder.encode(shape))
+    let second = try #require(JSONByteEncoder.encode(Corner(x: 3, y: 4)))
+    #expect(first == (try Self.viaTree(shape)))
+    #expect(second == Array(#"{"x":3,"y":4}"#.utf8))
   }
 
   struct Move: Action, Codable {

@@ -59,17 +59,26 @@ struct JSONByteStream {
   /// Empties the stream for another value; returns false, doing nothing, when its frames or
   /// members grew large (a deeply nested or wide value), which are then not worth keeping.
   ///
-  /// The frames and members keep their storage; the bytes, handed out, start anew.
+  /// The frames and members keep their storage. The bytes, handed out as the value's JSON,
+  /// are emptied only when the next value begins (``beginReusing()``): by then whoever they
+  /// were handed to has usually let them go, and their storage is reused too.
   mutating func reset() -> Bool {
-    guard frames.capacity <= 16, members.capacity <= 64 else { return false }
-    bytes = []
-    bytes.reserveCapacity(128)
+    guard frames.capacity <= 16, members.capacity <= 64, bytes.capacity <= 16_384 else {
+      return false
+    }
     frames.removeAll(keepingCapacity: true)
     members.removeAll(keepingCapacity: true)
     openSlot = 0
     lastID = 0
     failed = false
     return true
+  }
+
+  /// Empties the bytes of the last value, for a stream kept from it (``reset()``): in place
+  /// when no one holds them any more, in new storage otherwise (an array's copy on write).
+  mutating func beginReusing() {
+    bytes.removeAll(keepingCapacity: true)
+    if bytes.capacity < 128 { bytes.reserveCapacity(128) }
   }
 
   /// Begins a value where the last member's key or element's separator was written; returns
@@ -293,5 +302,10 @@ final class JSONByteWriter {
   /// worth keeping.
   func reset() -> Bool {
     stream.reset()
+  }
+
+  /// Empties the bytes of the last value (``JSONByteStream/beginReusing()``).
+  func beginReusing() {
+    stream.beginReusing()
   }
 }
