@@ -46,13 +46,11 @@ public struct AuditTrail<State: Sendable>: Middleware {
   /// Where the entries go.
   public let sink: any LogSink
   private let filter: (@Sendable (any Action) -> Bool)?
-  let encoder: ActionEncoder
   let now: @Sendable () -> Date
   private let waitsForDisk: Bool
-  private let shared = SharedLoggerState()
-  /// The replacement action's type, found once: naming a generic type asks the runtime for its
-  /// metadata, and a cast to it did so for every entry.
-  private let replacementType: any Action.Type = ReplaceState<State>.self
+  /// Makes and writes the entries, in code that is not generic over the state.
+  private let recorder: AuditRecorder
+  var encoder: ActionEncoder { recorder.encoder }
 
   /// Creates an audit trail that writes to a sink.
   ///
@@ -75,7 +73,15 @@ public struct AuditTrail<State: Sendable>: Middleware {
     self.name = name
     self.sink = sink
     self.filter = filter
-    self.encoder = ActionEncoder(redactor: Redactor(redactedFields))
+    let encoder = ActionEncoder(redactor: Redactor(redactedFields))
+    self.recorder = AuditRecorder(
+      sink: sink, encoder: encoder, replacementType: ReplaceState<State>.self,
+      replacementPayload: { action in
+        guard let replacement = action as? ReplaceState<State>,
+          let state = replacement.state as? any Encodable
+        else { return nil }
+        return encoder.json(ofValue: state)
+      })
     self.now = now
     self.waitsForDisk = sink.defersDurability
   }
@@ -148,23 +154,23 @@ public struct AuditTrail<State: Sendable>: Middleware {
     }
     let timestamp = now()
     let start = ContinuousClock.now
+    // The closure captures the recorder alone: capturing `self` copies a generic value.
+    let recorder = recorder
     do {
       try next(
         action,
         willCommit: { change in
-          let entry = makeEntry(
+          try recorder.write(
             change.action, timestamp: timestamp, outcome: .ok, duration: start.duration(to: .now),
-            mutators: change.mutators.map(\.description))
-          try sink.write(LogRecord(entry: entry, format: .jsonLines))
+            mutators: change.mutators)
         })
     } catch {
       // Refused by this trail's own write: the sink failed, nothing to record it in.
       if case .middlewareFailed(let refuser, _, _) = error, refuser == name { throw error }
-      let entry = makeEntry(
-        action, timestamp: timestamp, outcome: .failed(error), duration: start.duration(to: .now),
-        mutators: nil)
       do {
-        try sink.write(LogRecord(entry: entry, format: .jsonLines))
+        try recorder.write(
+          action, timestamp: timestamp, outcome: .failed(error),
+          duration: start.duration(to: .now), mutators: nil)
         waitForDisk(context)
       } catch let failure {
         context.report(failure)
@@ -179,29 +185,6 @@ public struct AuditTrail<State: Sendable>: Middleware {
     guard waitsForDisk else { return }
     let sink = sink
     context.beforeReturning { try sink.waitUntilDurable() }
-  }
-
-  private func makeEntry(
-    _ action: any Action, timestamp: Date, outcome: LogEntry.Outcome, duration: Duration,
-    mutators: [String]?
-  ) -> LogEntry {
-    var entry = LogEntry(
-      sequence: shared.nextSequence(), timestamp: timestamp, action: actionTypeName(of: action),
-      payload: nil, outcome: outcome, duration: duration, changes: nil, mutators: mutators)
-    entry.payloadStorage = payload(of: action)
-    return entry
-  }
-
-  private func payload(of action: any Action) -> PayloadStorage? {
-    let actionType = type(of: action)
-    if actionType == Batch.self, let batch = action as? Batch {
-      return .value(encoder.json(of: batch, describingOthers: nil))
-    }
-    if actionType == replacementType, let replacement = action as? ReplaceState<State> {
-      guard let state = replacement.state as? any Encodable else { return nil }
-      return .value(.object([("state", encoder.json(ofValue: state))]))
-    }
-    return encoder.jsonBytes(of: action).map(PayloadStorage.encoded)
   }
 }
 

@@ -155,6 +155,24 @@ import Testing
     #expect(try Self.viaTree(Interleaved()) == Array(#"{"a":[2],"b":1}"#.utf8))
   }
 
+  @Test("a writer kept after a value it could not write, or a wide one, writes the next anew")
+  func reusedWriter() throws {
+    let shape = Shape.labelled("a", .polygon(corners: [Corner(x: 1, y: 2)], closed: true))
+    for stopper in [Interleaved() as any Encodable, UsesSuperEncoder(), NotANumber()] {
+      #expect(JSONByteEncoder.encode(stopper) == nil)
+      try Self.expectSame(shape)
+      try Self.expectSame(shape)
+    }
+    let wide = Dictionary(uniqueKeysWithValues: (0..<100).map { ("key\($0)", $0) })
+    try Self.expectSame(wide)
+    try Self.expectSame(shape)
+    // The bytes handed out stay as they were while the kept writer writes the next value.
+    let first = try #require(JSONByteEncoder.encode(shape))
+    let second = try #require(JSONByteEncoder.encode(Corner(x: 3, y: 4)))
+    #expect(first == (try Self.viaTree(shape)))
+    #expect(second == Array(#"{"x":3,"y":4}"#.utf8))
+  }
+
   struct Move: Action, Codable {
     var to: Int
     var secret = "s3cret"

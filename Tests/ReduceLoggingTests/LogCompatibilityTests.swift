@@ -45,7 +45,7 @@ import Testing
       .deposited(account: 1, amount: 5),
     ]
     let encoder = ActionEncoder(redactor: Redactor([]))
-    var previous = AuditLog.genesisHash
+    var previous = SHA256.Digest.zero
     for (index, action) in actions.enumerated() {
       let earlier = try JSONParser.parse(Array(Self.earlierLines[index].utf8))
       let text = try #require(earlier["ts"]?.stringValue)
@@ -58,7 +58,19 @@ import Testing
       entry.payloadStorage = encoder.jsonBytes(of: action).map(PayloadStorage.encoded)
       let line = EntryFormatter.jsonLineBytes(entry, sequence: index + 1, previous: previous)
       #expect(String(decoding: line, as: UTF8.self) == Self.earlierLines[index])
-      previous = AuditLog.hash(ofLine: line)
+      // As the audit trail makes the entry (the store's mutator keys as they are), and as a
+      // chained writer builds the line.
+      let asRecorded = LogEntry(
+        sequence: index + 1, timestamp: timestamp, action: "LedgerEntry",
+        payloadStorage: entry.payloadStorage, outcome: .ok, duration: .nanoseconds(nanoseconds),
+        mutators: [MutatorKey("\\BenchLedger.balances")])
+      #expect(asRecorded.mutators == entry.mutators)
+      let buffer = LineBuffer()
+      var output = buffer
+      EntryFormatter.writeJSONLine(
+        asRecorded, sequence: index + 1, previous: previous, to: &output)
+      #expect(Array(buffer.bytes) == line)
+      previous = SHA256.digest(of: line)
     }
   }
 }

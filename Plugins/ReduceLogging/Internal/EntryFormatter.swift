@@ -5,72 +5,101 @@ import Reduce
 enum EntryFormatter {
   /// The JSON line of an entry, written straight into one buffer of UTF-8: the same text as
   /// the `JSONValue` object of its members, serialized, without building that tree.
-  static func jsonLine(_ entry: LogEntry, sequence: Int, previous: String?) -> String {
+  static func jsonLine(_ entry: LogEntry, sequence: Int, previous: SHA256.Digest?) -> String {
     String(decoding: jsonLineBytes(entry, sequence: sequence, previous: previous), as: UTF8.self)
   }
 
   /// The JSON line of an entry as UTF-8, without its newline.
-  static func jsonLineBytes(_ entry: LogEntry, sequence: Int, previous: String?) -> [UInt8] {
-    var line = JSONLineWriter()
-    line.raw("{\"seq\":")
-    line.integer(Int64(sequence))
+  static func jsonLineBytes(_ entry: LogEntry, sequence: Int, previous: SHA256.Digest?) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(320)
+    writeJSONLine(entry, sequence: sequence, previous: previous, to: &bytes)
+    return bytes
+  }
+
+  /// Writes the JSON line of an entry as UTF-8, without its newline.
+  ///
+  /// Numbers and the timestamp are written as digits, straight into the output: a `String`
+  /// made for each cost about 700 instructions.
+  ///
+  /// - Parameters:
+  ///   - entry: The entry.
+  ///   - sequence: Its `seq`.
+  ///   - previous: The previous line's digest, its `prev`; nil for an unchained line.
+  ///   - line: Where the line is written.
+  static func writeJSONLine(
+    _ entry: LogEntry, sequence: Int, previous: SHA256.Digest?, to line: inout some ByteOutput
+  ) {
+    line.append("{\"seq\":")
+    line.appendDecimal(Int64(sequence))
+    // Each literal is appended at once (each append has a cost of its own, whatever its
+    // length); hexadecimal digits need no escaping.
     if let previous {
-      line.raw(",\"prev\":")
-      line.string(previous)
+      line.append(",\"prev\":\"")
+      previous.appendHex(to: &line)
+      line.append("\",\"ts\":\"")
+    } else {
+      line.append(",\"ts\":\"")
     }
-    line.raw(",\"ts\":\"")
-    line.timestamp(entry.timestamp)
-    line.raw("\",\"action\":")
-    line.string(entry.action)
+    line.append(timestamp: entry.timestamp)
+    line.append("\",\"action\":")
+    JSONValue.writeString(entry.action, to: &line)
     switch entry.payloadStorage {
     case .value(let value)?:
-      line.raw(",\"payload\":")
-      line.value(value)
+      line.append(",\"payload\":")
+      value.write(to: &line)
     case .encoded(let bytes)?:
-      line.raw(",\"payload\":")
-      line.bytes(bytes)
+      line.append(",\"payload\":")
+      bytes.withUnsafeBytes { line.append(bytes: $0) }
     case .given(.json(let text))?:
       // Given by someone else: parsed, so that the line stays valid JSON.
-      line.raw(",\"payload\":")
-      line.value((try? JSONParser.parse(Array(text.utf8))) ?? .string(text))
+      line.append(",\"payload\":")
+      ((try? JSONParser.parse(Array(text.utf8))) ?? .string(text)).write(to: &line)
     case .given(.description)?, nil:
       break
     }
     switch entry.outcome {
-    case .ok: line.raw(",\"outcome\":\"ok\"")
+    case .ok: line.append(",\"outcome\":\"ok\",\"durationNs\":")
     case .failed(let error):
-      line.raw(",\"outcome\":\"failed\",\"error\":")
-      line.string(failureText(error))
+      line.append(",\"outcome\":\"failed\",\"error\":")
+      JSONValue.writeString(failureText(error), to: &line)
+      line.append(",\"durationNs\":")
     }
-    line.raw(",\"durationNs\":")
-    line.integer(nanoseconds(entry.duration))
-    if let mutators = entry.mutators {
-      line.raw(",\"mutators\":[")
-      for (index, key) in mutators.enumerated() {
-        if index > 0 { line.raw(",") }
-        line.string(key)
+    line.appendDecimal(nanoseconds(entry.duration))
+    if let storage = entry.mutatorStorage {
+      line.append(",\"mutators\":[")
+      switch storage {
+      case .names(let names):
+        for (index, name) in names.enumerated() {
+          if index > 0 { line.append(",") }
+          JSONValue.writeString(name, to: &line)
+        }
+      case .keys(let keys):
+        for (index, key) in keys.enumerated() {
+          if index > 0 { line.append(",") }
+          JSONValue.writeString(key.rawValue, to: &line)
+        }
       }
-      line.raw("]")
+      line.append("]")
     }
     if let changes = entry.changes {
-      line.raw(",\"changes\":[")
+      line.append(",\"changes\":[")
       for (index, change) in changes.enumerated() {
-        line.raw(index > 0 ? ",{\"path\":" : "{\"path\":")
-        line.string(change.path)
+        line.append(index > 0 ? ",{\"path\":" : "{\"path\":")
+        JSONValue.writeString(change.path, to: &line)
         if let old = change.old {
-          line.raw(",\"old\":")
-          line.string(old)
+          line.append(",\"old\":")
+          JSONValue.writeString(old, to: &line)
         }
         if let new = change.new {
-          line.raw(",\"new\":")
-          line.string(new)
+          line.append(",\"new\":")
+          JSONValue.writeString(new, to: &line)
         }
-        line.raw("}")
+        line.append("}")
       }
-      line.raw("]")
+      line.append("]")
     }
-    line.raw("}")
-    return line.bytes
+    line.append("}")
   }
 
   static func compact(_ entry: LogEntry) -> String {
@@ -147,48 +176,5 @@ enum EntryFormatter {
     let fraction = String(microseconds % 1000)
     return "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count)
       + fraction + "ms"
-  }
-}
-
-/// Builds a JSON line as UTF-8 bytes.
-///
-/// Appending bytes is a copy, appending to a `String` is not much less but checks and grows it
-/// piece by piece. Numbers and the timestamp are written as digits into the bytes: a `String`
-/// made for each cost about 700 instructions.
-private struct JSONLineWriter {
-  private(set) var bytes: [UInt8] = []
-
-  init() {
-    bytes.reserveCapacity(320)
-  }
-
-  /// Appends text as it is.
-  mutating func raw(_ text: StaticString) {
-    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-  }
-
-  /// Appends an integer's decimal digits, as `String(_:)` writes them.
-  mutating func integer(_ value: Int64) {
-    bytes.appendDecimal(value)
-  }
-
-  /// Appends a timestamp's text (``Timestamp/format(_:)``), without quotes.
-  mutating func timestamp(_ date: Date) {
-    Timestamp.write(date, to: &bytes)
-  }
-
-  /// Appends bytes as they are: compact JSON.
-  mutating func bytes(_ json: [UInt8]) {
-    bytes.append(contentsOf: json)
-  }
-
-  /// Appends a JSON value, compact.
-  mutating func value(_ value: JSONValue) {
-    value.write(to: &bytes)
-  }
-
-  /// Appends a JSON string literal, escaped as `JSONValue.writeString` escapes it.
-  mutating func string(_ text: String) {
-    JSONValue.writeString(text, to: &bytes)
   }
 }

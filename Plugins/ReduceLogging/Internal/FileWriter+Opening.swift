@@ -91,7 +91,7 @@ extension FileWriter {
     synchronize: @escaping @Sendable (Int32) -> Int32
   ) throws(LogSinkError) -> FileWriter {
     var lastSequence = 0
-    var lastHash = AuditLog.genesisHash
+    var lastHash = SHA256.Digest.zero
     if chained {
       guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
         if errno == EWOULDBLOCK { throw .lockedByAnotherProcess(path: path) }
@@ -114,7 +114,7 @@ extension FileWriter {
             path: path, reason: "its last line is not a chained entry (no seq or prev)")
         }
         lastSequence = sequence
-        lastHash = SHA256.hex(of: line)
+        lastHash = SHA256.digest(of: line)
       }
     }
     let size = Int64(lseek(descriptor, 0, SEEK_END))
@@ -208,7 +208,7 @@ extension FileWriter {
       try checkFile(&state)
       guard state.fileSize > 0, state.lastSequence > 0 else { return }
       let line = try Self.lastLine(of: state.descriptor, size: state.fileSize, path: path)
-      guard SHA256.hex(of: line) == state.lastHash else {
+      guard SHA256.digest(of: line) == state.lastHash else {
         throw .cannotContinueChain(
           path: path,
           reason: "its last line is not the entry this process wrote last; the file was changed")

@@ -50,7 +50,7 @@ extension FileWriter {
         throw .rotationFailed(path: path, reason: "\(archive) exists already")
       }
       let rotating = Self.rotatingPath(of: path)
-      let line = Array(firstLine(state.lastSequence + 1, state.lastHash).utf8)
+      let line = Array(firstLine(state.lastSequence + 1, state.lastHash.hex).utf8)
       try Self.createFile(rotating, contents: line + [UInt8(ascii: "\n")], for: path)
       guard rename(path, archive) == 0 else {
         let reason = POSIX.errorText

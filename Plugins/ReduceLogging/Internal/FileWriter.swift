@@ -54,9 +54,12 @@ final class FileWriter: Sendable {
     /// How many flushes (`fsync` calls) the writer has made.
     var syncs = 0
     var lastSequence: Int
-    var lastHash: String
+    /// The digest of the last line, the next entry's `prev`.
+    var lastHash: SHA256.Digest
     /// When a write last looked up the path (``checkFile(_:lookingUpPath:askingLinks:)``).
     var lastPathCheck = ContinuousClock.now
+    /// Where a chained line is built, kept from one entry to the next.
+    let line = LineBuffer()
 
     /// Whether a write should look the path up: the last look is
     /// ``FileWriter/pathCheckInterval`` old.
@@ -69,7 +72,7 @@ final class FileWriter: Sendable {
 
   init(
     path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64,
-    lastSequence: Int, lastHash: String, synchronize: @escaping @Sendable (Int32) -> Int32
+    lastSequence: Int, lastHash: SHA256.Digest, synchronize: @escaping @Sendable (Int32) -> Int32
   ) {
     self.path = path
     self.checkedPath = POSIX.absolutePath(path)
@@ -111,13 +114,18 @@ final class FileWriter: Sendable {
         try checkFile(&state, lookingUpPath: state.pathCheckIsDue, askingLinks: askingLinks)
       }
       let sequence = state.lastSequence + 1
-      var line =
-        text.map { Array($0.utf8) }
-        ?? EntryFormatter.jsonLineBytes(record.entry, sequence: sequence, previous: state.lastHash)
+      var line = state.line
+      line.removeAll()
+      if let text {
+        line.append(text: text)
+      } else {
+        EntryFormatter.writeJSONLine(
+          record.entry, sequence: sequence, previous: state.lastHash, to: &line)
+      }
       // The hash covers the line without its newline.
-      let hash = chained ? SHA256.hex(of: line) : nil
+      let hash = chained ? SHA256.digest(of: line.bytes) : nil
       line.append(UInt8(ascii: "\n"))
-      if let failure = POSIX.writeAll(state.descriptor, line) {
+      if let failure = POSIX.writeAll(state.descriptor, line.bytes) {
         // Remove the partial entry, so that the next one follows the last complete one.
         if chained, ftruncate(state.descriptor, off_t(state.fileSize)) != 0 {
           state.failure = .damaged(path: path)

@@ -3,11 +3,11 @@
 
 extension JSONValue {
   /// Writes the value's compact JSON as UTF-8, as ``write(to:)-(String)`` writes text.
-  func write(to output: inout [UInt8]) {
+  func write(to output: inout some ByteOutput) {
     switch self {
-    case .null: output.append(contentsOf: "null".utf8)
-    case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-    case .number(let text): output.append(contentsOf: text.utf8)
+    case .null: output.append("null")
+    case .bool(let value): output.append(value ? "true" : "false")
+    case .number(let text): output.append(text: text)
     case .string(let text): JSONValue.writeString(text, to: &output)
     case .array(let elements):
       output.append(UInt8(ascii: "["))
@@ -34,7 +34,7 @@ extension JSONValue {
   /// the text is copied in runs between the bytes that need an escape. Measured on an audited
   /// dispatch, whose mutator key (`\Ledger.balances`) has a backslash: escaping through a
   /// `String`, scalar by scalar, cost about 10,000 instructions per entry.
-  static func writeString(_ text: String, to output: inout [UInt8]) {
+  static func writeString(_ text: String, to output: inout some ByteOutput) {
     output.append(UInt8(ascii: "\""))
     var text = text
     text.withUTF8 { utf8 in
@@ -44,17 +44,18 @@ extension JSONValue {
         guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
           continue
         }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+        output.append(
+          bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[runStart..<index])))
         appendEscape(of: byte, to: &output)
         runStart = index + 1
       }
-      output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+      output.append(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[runStart...])))
     }
     output.append(UInt8(ascii: "\""))
   }
 
   /// Appends the escape of a quote, a backslash or a control character.
-  private static func appendEscape(of byte: UInt8, to output: inout [UInt8]) {
+  private static func appendEscape(of byte: UInt8, to output: inout some ByteOutput) {
     output.append(UInt8(ascii: "\\"))
     switch byte {
     case UInt8(ascii: "\""): output.append(UInt8(ascii: "\""))
@@ -67,14 +68,14 @@ extension JSONValue {
     default:
       // `\u00XX`, lowercase, as `String(_:radix: 16)` writes it in the `String` version.
       let digits = Array("0123456789abcdef".utf8)
-      output.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+      output.append("u00")
       output.append(digits[Int(byte >> 4)])
       output.append(digits[Int(byte & 0x0f)])
     }
   }
 }
 
-extension [UInt8] {
+extension ByteOutput {
   /// Appends an integer's decimal digits, as `String(_:)` writes them: formed in a buffer on
   /// the stack, then appended at once (appending digit by digit checks the array's storage at
   /// every byte).
@@ -95,7 +96,7 @@ extension [UInt8] {
         buffer[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
         magnitude /= 10
       } while magnitude != 0
-      append(contentsOf: UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
+      append(bytes: UnsafeRawBufferPointer(rebasing: buffer[start...]))
     }
   }
 }

@@ -38,11 +38,14 @@ enum POSIX {
 
   /// Writes every byte, retrying after interruptions and short writes.
   static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> String? {
+    bytes.withUnsafeBytes { writeAll(descriptor, $0) }
+  }
+
+  /// Writes every byte, retrying after interruptions and short writes.
+  static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> String? {
     var offset = 0
     while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { buffer in
-        write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-      }
+      let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
       if written < 0 {
         if errno == EINTR { continue }
         return errorText

