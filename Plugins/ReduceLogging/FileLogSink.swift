@@ -158,6 +158,12 @@ public struct FileLogSink: LogSink {
 
   /// How much of ``writtenSize`` is known to be on disk.
   var durableSize: Int64 { handle.openedWriter?.state.withLock { $0.durable } ?? 0 }
+
+  /// How many callers are in ``waitUntilDurable()``.
+  var waitingCallers: Int { handle.openedWriter?.state.withLock { $0.group.targets.count } ?? 0 }
+
+  /// How many flushes waited for their group (`FileWriter+Durability.swift`).
+  var gatheredFlushes: Int { handle.openedWriter?.state.withLock { $0.group.gatherings } ?? 0 }
 }
 
 extension LogSink where Self == FileLogSink {

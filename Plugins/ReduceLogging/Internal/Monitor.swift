@@ -57,7 +57,7 @@ final class Monitor<Value>: @unchecked Sendable {
   /// Waits, holding the lock, until `mustWait` is false, then runs `body` in the same hold.
   ///
   /// While it waits the lock is released. Whoever makes `mustWait` false calls ``broadcast()``
-  /// in a ``withLock(_:)`` that does.
+  /// in the ``withLock(_:)`` that does, or after it.
   func withLock<Result, Failure: Error>(
     waitingWhile mustWait: (Value) -> Bool, _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
@@ -67,7 +67,11 @@ final class Monitor<Value>: @unchecked Sendable {
     return try body(&value.pointee)
   }
 
-  /// Wakes every thread waiting in ``withLock(waitingWhile:_:)``; call it holding the lock.
+  /// Wakes every thread waiting in ``withLock(waitingWhile:_:)``.
+  ///
+  /// Call it holding the lock, or after the ``withLock(_:)`` that changed what they wait for
+  /// (no wake-up is lost: a waiter that looked before the change is waiting by then). After
+  /// is cheaper when many wait: woken holding it, each would wake only to wait for the lock.
   func broadcast() {
     pthread_cond_broadcast(condition)
   }
