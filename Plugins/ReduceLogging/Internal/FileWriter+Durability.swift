@@ -21,10 +21,10 @@
 //   wake to wait for it). Entries written while it flushes wait for the next leader.
 // - But a flush waits for its group first. The callers that waited when the last flush ended
 //   (`group.expected`) are the writers in flight: those it released write their next entries
-//   meanwhile. A leader that finds fewer of them waiting gathers: it gives the processor up and
-//   looks again, and flushes once they have all joined or twice the last flush's duration has
-//   passed (at most `longestGathering`). A caller whose arrival completes the group flushes at
-//   once, for the gatherer too. A caller that waited alone for the last flush, the only writer,
+//   meanwhile. A leader that finds fewer of them waiting gathers: it waits until they have all
+//   joined, or twice the last flush's duration has passed (at most `longestGathering`), and
+//   flushes. A caller whose arrival completes the group flushes at once, for the gatherer too,
+//   which sleeps meanwhile: it wakes at its deadline or when that flush ends. A caller that waited alone for the last flush, the only writer,
 //   never gathers. Without this, the writers a flush releases write their next entries while the
 //   next flush already runs, and flushes alternate between covering k and n - k of n writers;
 //   gathering until the stream stops growing covered 5.5 of 8 on average.
@@ -100,8 +100,9 @@ extension FileWriter {
     case done
     /// Another caller flushes, for this one too: wait for it.
     case wait
-    /// Wait for the group until the deadline, then flush.
-    case gather(until: ContinuousClock.Instant)
+    /// Wait for the group until the deadline, then flush; `flushes` is ``State/syncs`` when the
+    /// wait began.
+    case gather(until: ContinuousClock.Instant, flushes: Int)
     /// Flush up to `covering`.
     case lead(descriptor: Int32, covering: Int64)
   }
@@ -116,8 +117,8 @@ extension FileWriter {
       var step = try state.withLock(waitingWhile: mustWait) { state throws(LogSinkError) in
         try decide(&state, target: target)
       }
-      if case .gather(let deadline) = step {
-        step = try gather(upTo: target, until: deadline)
+      if case .gather(let deadline, let flushes) = step {
+        step = try gather(upTo: target, until: deadline, flushes: flushes)
       }
       switch step {
       case .done: return
@@ -139,33 +140,36 @@ extension FileWriter {
     }
     state.group.gathering = true
     state.group.gatherings += 1
-    return .gather(until: .now + group.budget)
+    return .gather(until: .now + group.budget, flushes: state.syncs)
   }
 
-  /// Gives the processor to the writers in flight until the group is complete or `deadline`
-  /// has passed, then flushes; or waits, when a caller that completed the group flushes.
-  private func gather(upTo target: Int64, until deadline: ContinuousClock.Instant)
+  /// Waits for the writers in flight until the group is complete or `deadline` has passed,
+  /// then flushes; or waits for the flush of a caller that completed the group.
+  ///
+  /// The caller that completes the group flushes, without waking the gatherer; the gatherer
+  /// wakes at the deadline, or when that flush ends. `flushes` tells whether a flush began
+  /// since the gathering did: then the gathering is over, and `gathering` may be another
+  /// caller's.
+  private func gather(upTo target: Int64, until deadline: ContinuousClock.Instant, flushes: Int)
     throws(LogSinkError) -> Step
   {
-    while true {
-      sched_yield()
-      let step = try state.withLock { state throws(LogSinkError) -> Step? in
-        if state.flushing { return .wait }
-        do throws(LogSinkError) {
-          if try hasEnded(&state, target: target) {
-            stopGathering(&state)
-            return .done
-          }
-        } catch {
+    let mustWait = { (state: State) in
+      state.durable < target && state.failure == nil && state.descriptor >= 0
+        && state.syncs == flushes && !state.group.isComplete(durable: state.durable)
+    }
+    return try state.withLock(waitingWhile: mustWait, until: deadline) {
+      state throws(LogSinkError) -> Step in
+      guard state.syncs == flushes else { return .wait }
+      do throws(LogSinkError) {
+        if try hasEnded(&state, target: target) {
           stopGathering(&state)
-          throw error
+          return .done
         }
-        guard state.group.isComplete(durable: state.durable) || .now >= deadline else {
-          return nil
-        }
-        return try claim(&state, target: target)
+      } catch {
+        stopGathering(&state)
+        throw error
       }
-      if let step { return step }
+      return try claim(&state, target: target)
     }
   }
 
