@@ -105,7 +105,9 @@ public struct FileLogSink: LogSink {
   /// caller's entries were written has already finished, it returns at once; if a flush is
   /// running, it waits for it and decides again; otherwise it flushes (`fsync`) everything
   /// written so far, for itself and for every caller that waits meanwhile. Writes go on while
-  /// a flush runs. With ``Durability/buffered`` it does nothing.
+  /// a flush runs. A flush first waits for as many callers as waited when the last one ended
+  /// (the writers in flight), for at most twice that flush's duration and never more than
+  /// 1 ms; a caller that was alone does not wait. With ``Durability/buffered`` it does nothing.
   ///
   /// A failed flush stops the sink: nothing written since the last successful flush can be
   /// trusted to reach the disk, even if a later flush succeeds (the system may have dropped
