@@ -105,7 +105,9 @@ public struct FileLogSink: LogSink {
   /// caller's entries were written has already finished, it returns at once; if a flush is
   /// running, it waits for it and decides again; otherwise it flushes (`fsync`) everything
   /// written so far, for itself and for every caller that waits meanwhile. Writes go on while
-  /// a flush runs. With ``Durability/buffered`` it does nothing.
+  /// a flush runs. A flush first waits for as many callers as waited when the last one ended
+  /// (the writers in flight), for at most twice that flush's duration and never more than
+  /// 1 ms; a caller that was alone does not wait. With ``Durability/buffered`` it does nothing.
   ///
   /// A failed flush stops the sink: nothing written since the last successful flush can be
   /// trusted to reach the disk, even if a later flush succeeds (the system may have dropped
@@ -158,6 +160,12 @@ public struct FileLogSink: LogSink {
 
   /// How much of ``writtenSize`` is known to be on disk.
   var durableSize: Int64 { handle.openedWriter?.state.withLock { $0.durable } ?? 0 }
+
+  /// How many callers are in ``waitUntilDurable()``.
+  var waitingCallers: Int { handle.openedWriter?.state.withLock { $0.group.targets.count } ?? 0 }
+
+  /// How many flushes waited for their group (`FileWriter+Durability.swift`).
+  var gatheredFlushes: Int { handle.openedWriter?.state.withLock { $0.group.gatherings } ?? 0 }
 }
 
 extension LogSink where Self == FileLogSink {

@@ -49,6 +49,8 @@ final class FileWriter: Sendable {
     var durable: Int64 = 0
     /// Whether a caller is flushing (the leader of a group commit); others wait for it.
     var flushing = false
+    /// Who waits for a flush, and how many the next one waits for (`FileWriter+Durability.swift`).
+    var group = GroupCommit()
     /// Why the writer stopped: every later write and flush throws it.
     var failure: LogSinkError?
     /// How many flushes (`fsync` calls) the writer has made.
