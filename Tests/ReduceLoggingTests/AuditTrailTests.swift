@@ -3,6 +3,12 @@ import Reduce
 import ReduceLogging
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Writes a chained log of `count` counter actions at a fresh path and returns the path.
 func writeChainedLog(
   count: Int, durability: FileLogSink.Durability = .everyEntry, name: String = #function
@@ -240,6 +246,48 @@ func writeChainedLog(
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     #expect(!FileManager.default.fileExists(atPath: path + ".torn"))
+  }
+
+  @Test("a chained log whose lock someone else holds is refused as another process's")
+  func lockedByAnother() throws {
+    let path = try writeChainedLog(count: 2)
+    defer { removeLog(path) }
+    // A lock belongs to an open file description: this one conflicts as another process's would.
+    let holder = open(path, O_RDONLY | O_CLOEXEC)
+    try #require(holder >= 0)
+    defer { close(holder) }
+    try #require(flock(holder, LOCK_EX | LOCK_NB) == 0)
+    let error = try #require(throws: RegistrationError.self) {
+      try makeCounterStore(
+        LoggingMiddleware(format: .jsonLines, sink: .file(path: path, chained: true)))
+    }
+    guard case .middlewareRefused(name: "LoggingMiddleware", let reason) = error else {
+      Issue.record("expected the middleware to refuse, got \(error)")
+      return
+    }
+    #expect(reason.contains("Another process is writing the chained log"))
+  }
+
+  @Test(
+    "a chained log whose lock comes free within the grace period is opened: a child process being started holds it for a moment"
+  )
+  func lockHeldForAMoment() throws {
+    let path = try writeChainedLog(count: 2)
+    defer { removeLog(path) }
+    let holder = open(path, O_RDONLY | O_CLOEXEC)
+    try #require(holder >= 0)
+    try #require(flock(holder, LOCK_EX | LOCK_NB) == 0)
+    let released = DispatchSemaphore(value: 0)
+    Thread {
+      usleep(50_000)
+      close(holder)
+      released.signal()
+    }.start()
+    defer { released.wait() }
+    let store = try makeCounterStore(
+      LoggingMiddleware(format: .jsonLines, sink: .file(path: path, chained: true)))
+    store.dispatch(CounterAction.incremented(by: 1))
+    #expect(try AuditLog.verify(contentsOf: URL(fileURLWithPath: path)) == 3)
   }
 
   @Test("a chained file with a text format is refused")

@@ -86,6 +86,34 @@ extension FileWriter {
     }
   }
 
+  /// How long a chained file's lock held by someone else may take to come free before the
+  /// file counts as another process's.
+  static let lockGracePeriod: Duration = .milliseconds(250)
+
+  /// Locks a chained file for this process (`flock`), waiting up to ``lockGracePeriod`` for a
+  /// lock that is held.
+  ///
+  /// A lock can be held for a moment by no writer at all: a child process being started by any
+  /// thread of this process holds a copy of every descriptor until it runs its program (which
+  /// closes them: they are opened close-on-exec), and the lock belongs to the file's open
+  /// description, which that copy shares. Seen in the tests, where the crash tests start child
+  /// processes while other tests reopen their logs. A writer of another process holds the lock
+  /// for as long as it writes, past the grace period.
+  ///
+  /// - Throws: ``LogSinkError/lockedByAnotherProcess(path:)`` when the lock is still held after
+  ///   the grace period; ``LogSinkError/openFailed(path:reason:)`` when `flock` fails otherwise.
+  static func lockExclusively(_ descriptor: Int32, path: String) throws(LogSinkError) {
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: lockGracePeriod)
+    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+      guard errno == EWOULDBLOCK || errno == EINTR else {
+        throw .openFailed(path: path, reason: POSIX.errorText)
+      }
+      guard clock.now < deadline else { throw .lockedByAnotherProcess(path: path) }
+      usleep(5_000)
+    }
+  }
+
   private static func makeWriter(
     path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64,
     synchronize: @escaping @Sendable (Int32) -> Int32
@@ -93,10 +121,7 @@ extension FileWriter {
     var lastSequence = 0
     var lastHash = SHA256.Digest.zero
     if chained {
-      guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-        if errno == EWOULDBLOCK { throw .lockedByAnotherProcess(path: path) }
-        throw .openFailed(path: path, reason: POSIX.errorText)
-      }
+      try lockExclusively(descriptor, path: path)
       let size = try cutTornTail(of: descriptor, size: size, path: path)
       if size > 0 {
         let line = try lastLine(of: descriptor, size: size, path: path)
