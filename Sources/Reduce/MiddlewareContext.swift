@@ -7,8 +7,11 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// The `next` given with this context: the flow past this context's middleware.
   ///
   /// The context holds it, and the store hands the middleware this very value as its `next`:
-  /// one copy of the flow per middleware called, not two (measured: three reference counts
-  /// and three releases fewer, about 110 instructions per middleware step).
+  /// one copy of the flow per middleware called, not two (measured on `counter+3mw`, about 30
+  /// instructions per middleware step). The context reads the flow as `next.flow`, a path of
+  /// stored properties: a computed property in between made a middleware compiled for any
+  /// state look `Next`'s generic metadata up at each read (about 750 instructions per action
+  /// on `custom-recorder`).
   @usableFromInline let next: Next<State>
   /// The action being handled.
   public let action: any Action
