@@ -24,10 +24,11 @@
 //   meanwhile. A leader that finds fewer of them waiting gathers: it waits until they have all
 //   joined, or twice the last flush's duration has passed (at most `longestGathering`), and
 //   flushes. A caller whose arrival completes the group flushes at once, for the gatherer too,
-//   which sleeps meanwhile: it wakes at its deadline or when that flush ends. A caller that waited alone for the last flush, the only writer,
-//   never gathers. Without this, the writers a flush releases write their next entries while the
-//   next flush already runs, and flushes alternate between covering k and n - k of n writers;
-//   gathering until the stream stops growing covered 5.5 of 8 on average.
+//   which sleeps meanwhile: it wakes at its deadline or when that flush ends. A caller that
+//   waited alone for the last flush, the only writer, never gathers. Without this, the writers a
+//   flush releases write their next entries while the next flush already runs, and flushes
+//   alternate between covering k and n - k of n writers; gathering until the stream stops
+//   growing covered 5.5 of 8 on average.
 //
 // A failed `fsync` stops the writer (`failure`): the leader and every caller whose entries are
 // not yet durable get `LogSinkError.syncFailed`, and so does every later write. After a failed
@@ -107,9 +108,15 @@ extension FileWriter {
     case lead(descriptor: Int32, covering: Int64)
   }
 
+  /// Whether a caller whose entries end at `target` is still to be served: they are not on
+  /// disk, and the writer neither failed nor closed (``hasEnded(_:target:)`` is false).
+  private static func isPending(_ state: State, target: Int64) -> Bool {
+    state.durable < target && state.failure == nil && state.descriptor >= 0
+  }
+
   private func commit(upTo target: Int64) throws(LogSinkError) {
     let mustWait = { (state: State) in
-      state.durable < target && state.failure == nil && state.descriptor >= 0
+      Self.isPending(state, target: target)
         && (state.flushing
           || (state.group.gathering && !state.group.isComplete(durable: state.durable)))
     }
@@ -154,8 +161,8 @@ extension FileWriter {
     throws(LogSinkError) -> Step
   {
     let mustWait = { (state: State) in
-      state.durable < target && state.failure == nil && state.descriptor >= 0
-        && state.syncs == flushes && !state.group.isComplete(durable: state.durable)
+      Self.isPending(state, target: target) && state.syncs == flushes
+        && !state.group.isComplete(durable: state.durable)
     }
     return try state.withLock(waitingWhile: mustWait, until: deadline) {
       state throws(LogSinkError) -> Step in
