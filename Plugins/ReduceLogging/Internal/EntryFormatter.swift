@@ -69,16 +69,8 @@ enum EntryFormatter {
     if let storage = entry.mutatorStorage {
       line.append(",\"mutators\":[")
       switch storage {
-      case .names(let names):
-        for (index, name) in names.enumerated() {
-          if index > 0 { line.append(",") }
-          JSONValue.writeString(name, to: &line)
-        }
-      case .keys(let keys):
-        for (index, key) in keys.enumerated() {
-          if index > 0 { line.append(",") }
-          JSONValue.writeString(key.rawValue, to: &line)
-        }
+      case .names(let names): writeElements(names, { $0 }, to: &line)
+      case .keys(let keys): writeElements(keys, { $0.rawValue }, to: &line)
       }
       line.append("]")
     }
@@ -100,6 +92,17 @@ enum EntryFormatter {
       line.append("]")
     }
     line.append("}")
+  }
+
+  /// Writes the text of each element as an element of a JSON array: escaped, separated by
+  /// commas.
+  private static func writeElements<Element>(
+    _ elements: [Element], _ text: (Element) -> String, to line: inout some ByteOutput
+  ) {
+    for index in elements.indices {
+      if index > 0 { line.append(",") }
+      JSONValue.writeString(text(elements[index]), to: &line)
+    }
   }
 
   static func compact(_ entry: LogEntry) -> String {
