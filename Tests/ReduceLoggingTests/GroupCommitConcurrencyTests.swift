@@ -53,6 +53,22 @@ func counterRecord(_ step: Int) -> LogRecord {
     format: .jsonLines)
 }
 
+/// Appends the counter entry of `step`, runs `afterWriting`, and waits until the entry is on
+/// disk; notes in `problems`, under `name`, a wait that returned early or a failure.
+func writeDurably(
+  _ sink: FileLogSink, step: Int, as name: String, problems: Locked<[String]>,
+  afterWriting: () -> Void = {}
+) {
+  do {
+    let end = try sink.append(counterRecord(step))
+    afterWriting()
+    try sink.waitUntilDurable()
+    if sink.durableSize < end { problems.withLock { $0.append("\(name) not durable") } }
+  } catch {
+    problems.withLock { $0.append("\(name): \(error)") }
+  }
+}
+
 /// Runs `body(index)` on `count` new threads and returns without waiting for them.
 func startThreads(_ count: Int, _ group: DispatchGroup, _ body: @escaping @Sendable (Int) -> Void) {
   for index in 0..<count {
@@ -77,27 +93,14 @@ func startThreads(_ count: Int, _ group: DispatchGroup, _ body: @escaping @Senda
     let group = DispatchGroup()
     let problems = Locked<[String]>([])
     // The leader: its flush blocks at the gate, so that the others write while it runs.
-    startThreads(1, group) { _ in
-      do {
-        let end = try sink.append(counterRecord(0))
-        try sink.waitUntilDurable()
-        if sink.durableSize < end { problems.withLock { $0.append("leader not durable") } }
-      } catch {
-        problems.withLock { $0.append("leader: \(error)") }
-      }
-    }
+    startThreads(1, group) { _ in writeDurably(sink, step: 0, as: "leader", problems: problems) }
     sync.entered.wait()
     let followers = 8
     let written = DispatchSemaphore(value: 0)
     startThreads(followers, group) { index in
-      do {
-        let end = try sink.append(counterRecord(index + 1))
-        written.signal()
-        try sink.waitUntilDurable()
-        if sink.durableSize < end { problems.withLock { $0.append("\(index) not durable") } }
-      } catch {
-        problems.withLock { $0.append("\(index): \(error)") }
-      }
+      writeDurably(
+        sink, step: index + 1, as: "\(index)", problems: problems,
+        afterWriting: { written.signal() })
     }
     for _ in 0..<followers { written.wait() }
     sync.open()

@@ -93,23 +93,10 @@ final class MeasuredSync: Sendable {
     let group = DispatchGroup()
     let problems = Locked<[String]>([])
     // The first flush blocks at the gate while two more writers join.
-    startThreads(1, group) { _ in
-      do {
-        try sink.append(counterRecord(0))
-        try sink.waitUntilDurable()
-      } catch {
-        problems.withLock { $0.append("leader: \(error)") }
-      }
-    }
+    startThreads(1, group) { _ in writeDurably(sink, step: 0, as: "leader", problems: problems) }
     sync.entered.wait()
     startThreads(2, group) { index in
-      do {
-        let end = try sink.append(counterRecord(index + 1))
-        try sink.waitUntilDurable()
-        if sink.durableSize < end { problems.withLock { $0.append("\(index) not durable") } }
-      } catch {
-        problems.withLock { $0.append("\(index): \(error)") }
-      }
+      writeDurably(sink, step: index + 1, as: "\(index)", problems: problems)
     }
     while sink.waitingCallers < 3 { sched_yield() }
     sync.open()
