@@ -11,7 +11,8 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// instructions per middleware step). The context reads the flow as `next.flow`, a path of
   /// stored properties: a computed property in between made a middleware compiled for any
   /// state look `Next`'s generic metadata up at each read (about 750 instructions per action
-  /// on `custom-recorder`).
+  /// on `custom-recorder`). For the same reason the context's inlinable members are always
+  /// inlined (see `Next`).
   @usableFromInline let next: Next<State>
   /// The action being handled.
   public let action: any Action
@@ -30,14 +31,14 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///
   /// A middleware that keeps per-store data checks it to ignore a kept `next` of a store it has
   /// left.
-  @inlinable public var storeID: ObjectIdentifier { next.flow.plan.storeID }
+  @inlinable @inline(__always) public var storeID: ObjectIdentifier { next.flow.plan.storeID }
 
   /// The store's current state.
   ///
   /// During `handle` it is the state before the action, or after it once `next` returned. For
   /// an action of a ``Batch``, it includes the changes of the batch's actions before it, which
   /// are not committed yet. Once the store is gone, it is the state the store ended with.
-  @inlinable public var state: State {
+  @inlinable @inline(__always) public var state: State {
     guard let core = next.flow.plan.core else { return next.flow.plan.stateAfterClosing() }
     return core.readState()
   }
@@ -49,7 +50,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// both. A middleware that treats the batch as one unit (a logger writing one entry, a
   /// recorder making one step) passes the batch's actions on untouched when this is set; a guard
   /// checks them like any other action.
-  @inlinable public var batch: Batch? { next.flow.batch }
+  @inlinable @inline(__always) public var batch: Batch? { next.flow.batch }
 
   /// Dispatches an action from the top of the chain.
   ///
@@ -60,7 +61,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///
   /// - Parameter action: The action to dispatch.
   /// - Returns: The state after the action, or why it failed.
-  @inlinable @discardableResult
+  @inlinable @inline(__always) @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
     guard let core = next.flow.plan.core else {
       return .success(next.flow.plan.stateAfterClosing())
@@ -72,7 +73,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///
   /// - Parameter actions: The actions, in order.
   /// - Returns: The state after the last action, or the first failure.
-  @inlinable @discardableResult
+  @inlinable @inline(__always) @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
     guard let core = next.flow.plan.core else {
       return .success(next.flow.plan.stateAfterClosing())
@@ -92,7 +93,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///   - actions: The actions, in order.
   ///   - refusal: Asked once, holding the turn but no lock; it must not dispatch.
   /// - Returns: The state after the last action, the first failure, or the refusal.
-  @inlinable @discardableResult
+  @inlinable @inline(__always) @discardableResult
   public func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
     -> Result<State, DispatchError>
   {
