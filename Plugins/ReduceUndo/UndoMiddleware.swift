@@ -61,8 +61,9 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   convenience init<Substate>(recorder: UndoRecorder<State, Substate>) {
     self.init(
       name: recorder.name, limit: recorder.options.limit, engine: recorder,
-      handleAction: { action, context, next, middleware in
-        try recorder.handle(action, context: context, next: next, notifying: middleware)
+      handleAction: { [watcher = recorder.makeWatcher()] action, context, next, middleware in
+        try recorder.handle(
+          action, context: context, next: next, watcher: watcher, notifying: middleware)
       })
   }
 

@@ -8,6 +8,11 @@ public struct Reduction<Value: Sendable>: Sendable {
   public let before: Value
   /// The value right after the action committed.
   public let after: Value
+  /// The store that reduced the action: its ``MiddlewareContext/storeID``.
+  ///
+  /// A watcher made once (``ReductionWatcher``) is handed to `next` in every store its
+  /// middleware joins; this tells the reductions of one store from another's.
+  public let store: ObjectIdentifier
 
   /// Creates a reduction.
   ///
@@ -15,10 +20,12 @@ public struct Reduction<Value: Sendable>: Sendable {
   ///   - action: The action that was reduced.
   ///   - before: The value before.
   ///   - after: The value after.
-  public init(action: any Action, before: Value, after: Value) {
+  ///   - store: The identity of the store that reduced the action.
+  public init(action: any Action, before: Value, after: Value, store: ObjectIdentifier) {
     self.action = action
     self.before = before
     self.after = after
+    self.store = store
   }
 }
 
@@ -119,7 +126,7 @@ final class ReductionWatch<State: Sendable>: Sendable {
   @usableFromInline let run:
     (
       @Sendable (
-        _ state: () -> State, _ action: any Action,
+        _ state: () -> State, _ action: any Action, _ store: ObjectIdentifier,
         _ later: ((@escaping @Sendable () -> Void) -> Void)?,
         _ reduce: () throws(DispatchError) -> Bool
       ) throws(DispatchError) -> Bool
@@ -136,18 +143,19 @@ final class ReductionWatch<State: Sendable>: Sendable {
   /// - Parameters:
   ///   - state: Reads the state, in place.
   ///   - action: The action reduced.
+  ///   - store: The identity of the store reducing it.
   ///   - later: Keeps a call for later; nil to call at once.
   ///   - reduce: Reduces the action and tells the store's observers; returns whether anything
   ///     was reduced.
   /// - Throws: What `reduce` throws.
   @inlinable
   func around(
-    _ state: () -> State, action: any Action,
+    _ state: () -> State, action: any Action, store: ObjectIdentifier,
     later: ((@escaping @Sendable () -> Void) -> Void)?,
     _ reduce: () throws(DispatchError) -> Bool
   ) throws(DispatchError) {
     if let run {
-      _ = try run(state, action, later, reduce)
+      _ = try run(state, action, store, later, reduce)
     } else {
       _ = try reduce()
     }
@@ -167,16 +175,16 @@ final class ReductionWatch<State: Sendable>: Sendable {
   ) {
     let outerRun = outer?.run
     willCommit = outer?.willCommit
-    run = { state, action, later, reduce throws(DispatchError) in
+    run = { state, action, store, later, reduce throws(DispatchError) in
       let before = value(state())
       let reduced: Bool
       if let outerRun {
-        reduced = try outerRun(state, action, later, reduce)
+        reduced = try outerRun(state, action, store, later, reduce)
       } else {
         reduced = try reduce()
       }
       guard reduced else { return false }
-      let reduction = Reduction(action: action, before: before, after: value(state()))
+      let reduction = Reduction(action: action, before: before, after: value(state()), store: store)
       if let later {
         later { onReduced(reduction) }
       } else {

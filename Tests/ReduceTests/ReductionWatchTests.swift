@@ -129,4 +129,30 @@ func counterWatcher(
     #expect(seen.count == 6, "the rolled-back batch told no watch")
     subscription.cancel()
   }
+
+  @Test("a watcher made once serves every store it is handed to, and names the store of each reduction")
+  func watcherAcrossStores() throws {
+    let seen = Probe<String>()
+    let reductions = Probe<ObjectIdentifier>()
+    let watcher = ReductionWatcher<TestState>(watching: \.counter) { reduction in
+      seen.append("\(reduction.before) -> \(reduction.after)")
+      reductions.append(reduction.store)
+    }
+    let identities = Probe<ObjectIdentifier>()
+    func watching() -> AnyMiddleware<TestState> {
+      AnyMiddleware(name: "watching") { action, context, next in
+        identities.append(context.storeID)
+        try next(action, watcher: watcher)
+      }
+    }
+    let first = try makeStore(middleware: [watching()])
+    let second = try makeStore(middleware: [watching()])
+    first.dispatch(Increment(by: 1))
+    second.dispatch(Increment(by: 5))
+    first.dispatch(Increment(by: 2))
+    #expect(seen.values == ["0 -> 1", "0 -> 5", "1 -> 3"])
+    #expect(reductions.values == identities.values)
+    #expect(reductions.values[0] == reductions.values[2])
+    #expect(reductions.values[0] != reductions.values[1])
+  }
 }

@@ -107,6 +107,34 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
     #expect(other.state.document == Document())
   }
 
+  @Test("a late reduction of a store the middleware left and came back to joins its new history")
+  func leftAndCameBack() async throws {
+    let tasks = TaskList()
+    let gate = AsyncGate()
+    // After undo: holds every edit back until the test opens the gate, then passes it on.
+    let throttle = AnyMiddleware<Editor>(name: "throttle") { action, _, next in
+      guard action is Edit else { return try next(action) }
+      tasks.add(
+        Task {
+          await gate.wait()
+          try next(action)
+        })
+    }
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let store = try makeStore(undo, after: [throttle])
+
+    try store.dispatchAll(Edit.type("a"))
+    store.removeMiddleware(named: undo.name)
+    try store.use(undo)
+    await gate.open()
+    try await tasks.waitForAll()
+    // Reduced in the store the middleware serves again: a step of its new history.
+    #expect(store.state.document.text == "a")
+    #expect(undo.pastCount == 1)
+    try store.dispatchAll(UndoAction.undo)
+    #expect(store.state.document == Document())
+  }
+
   @Test("an action whose reducer throws makes no step, and the next change records from before it")
   func throwingReducer() throws {
     struct Refused: Error {}

@@ -49,11 +49,7 @@ struct UndoOptions: Sendable {
 struct UndoBook<State: Sendable, Snapshot: Equatable & Sendable>: Sendable {
   @usableFromInline var history: UndoHistory<Snapshot>
   /// The stay in the store served, if any.
-  @usableFromInline var stay: UndoStay<State, Snapshot>?
-  /// The watch of the tracked value that records into `stay`, made for the first action of the
-  /// stay (``UndoRecorder/watcher(for:)``): each action passed on carries it, and no watch is
-  /// made per action.
-  @usableFromInline var watcher: ReductionWatcher<State>?
+  @usableFromInline var stay: UndoStay?
   /// The status last published.
   @usableFromInline var published = UndoStatus()
   @usableFromInline var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
@@ -68,14 +64,16 @@ struct UndoBook<State: Sendable, Snapshot: Equatable & Sendable>: Sendable {
 /// Records the changes of one tracked substate and restores them.
 ///
 /// It records by watching: every action it handles outside a batch goes on with
-/// `next(_:watching:onReduced:)`, and the reduction's before and after values come back to
-/// ``record(_:in:)`` through the ``UndoStay`` of the store served. Its commands restore with a
-/// plain `next(ReplaceState(...))`, which it does not watch, so restoring never records a step.
+/// `next(_:watcher:)`, with the one watcher made for the middleware (``makeWatcher()``), and the
+/// reduction's before and after values come back to ``record(_:)``, which records them if the
+/// store that reduced the action is the one served. Its commands restore with a plain
+/// `next(ReplaceState(...))`, which it does not watch, so restoring never records a step.
 ///
 /// Handling and recording happen holding the store's dispatch turn, so they never overlap; the
 /// lock guards the history against readers on other threads (`status`, `statuses`) and against
-/// leaving the store. Under it run no user code (no `==`, no option closure, no lens, no
-/// deinitialiser of a tracked value) and no `next`.
+/// leaving the store. Handling an action takes no lock; recording it takes the lock once
+/// (twice with a `groupBy` or `label` option, or a `filter`). Under it run no user code (no
+/// `==`, no option closure, no lens, no deinitialiser of a tracked value) and no `next`.
 ///
 /// Its code is `@inlinable` and the middleware's initialisers build the closure that calls it,
 /// so where an app creates the middleware for a concrete state type it runs compiled for that
@@ -130,7 +128,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   func attach(
     to store: ObjectIdentifier, notifying statusDidChange: @escaping @Sendable () -> Void
   ) throws(UndoError) {
-    let stay = UndoStay(store: store, recorder: self, statusDidChange: statusDidChange)
+    let stay = UndoStay(store: store, statusDidChange: statusDidChange)
     try book.withLock { book throws(UndoError) in
       guard book.stay == nil else { throw UndoError.alreadyAttached(name: name) }
       book.stay = stay
@@ -142,7 +140,6 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     let (changed, released) = book.withLock { book in
       guard book.stay?.store == store else { return (false, UndoHistory<Substate>?.none) }
       book.stay = nil
-      book.watcher = nil
       var old = UndoHistory<Substate>(limit: options.limit)
       swap(&old, &book.history)
       return (Self.publishLocked(&book), old)
@@ -156,17 +153,23 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   /// Carries out an ``UndoAction``, or passes any other action on, watching its reduction
   /// unless it is one of a batch's actions.
   ///
+  /// An action is watched whatever store it comes from, without a look at the store served:
+  /// ``record(_:)`` drops the reduction of a store the middleware does not serve (one it left
+  /// while a dispatch there still ran the chain it started with, or a later middleware kept
+  /// `next`).
+  ///
   /// - Parameters:
   ///   - action: The action.
   ///   - context: The store's state and error reporting.
   ///   - next: Passes an action on.
+  ///   - watcher: The middleware's watcher (``makeWatcher()``).
   ///   - middleware: The middleware to tell when the status changed.
   /// - Throws: ``UndoError/commandInBatch`` for a command that is one of a batch's actions; the
   ///   `DispatchError` of the rest of the chain.
   @inlinable
   func handle(
     _ action: any Action, context: MiddlewareContext<State>, next: Next<State>,
-    notifying middleware: UndoMiddleware<State>
+    watcher: ReductionWatcher<State>, notifying middleware: UndoMiddleware<State>
   ) throws {
     // Told apart by the type's identity first: cheaper than a failed cast for every action.
     if action.dispatchedType == UndoAction.self, let command = action as? UndoAction {
@@ -179,55 +182,47 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     // reduction with it, uncompiled for `State` (about 17,000 instructions more per dispatch).
     //
     // One of a batch's actions goes on unwatched: the batch, watched as a whole, makes the step.
-    guard context.batch == nil,
-      let (stay, made) = book.withLock({ book in book.stay.map { ($0, book.watcher) } }),
-      stay.store == context.storeID
-    else { return try next(action as any Action) }
-    try next(action as any Action, watcher: made ?? watcher(for: stay))
+    guard context.batch == nil else { return try next(action as any Action) }
+    try next(action as any Action, watcher: watcher)
   }
 
-  /// Makes the watcher of a stay, and keeps it while the stay lasts.
+  /// Makes the watcher of the tracked value that records each reduction (``record(_:)``).
   ///
-  /// Made here, in inlinable code, rather than when the recorder attaches: its closures run for
-  /// every action, and here they are compiled for the tracked type.
+  /// Made once per middleware, in inlinable code, so that its closures, which run for every
+  /// action, are compiled for the tracked type where the app creates the middleware. The
+  /// middleware keeps it, not the recorder: the watcher holds the recorder.
   @inlinable
-  func watcher(for stay: UndoStay<State, Substate>) -> ReductionWatcher<State> {
-    // The stay is the closure's one capture, and a closure whose one capture is an object uses
-    // it as its context.
-    let watcher = ReductionWatcher(watching: read) { [stay] reduction in stay.record(reduction) }
-    book.withLock { book in
-      if book.stay === stay { book.watcher = watcher }
-    }
-    return watcher
+  func makeWatcher() -> ReductionWatcher<State> {
+    ReductionWatcher(watching: read) { [self] reduction in record(reduction) }
   }
 
   // MARK: Recording
 
-  /// Records what a reduction did to the tracked value, unless the middleware left the store
-  /// since the action was handled.
+  /// Records what a reduction did to the tracked value, if the store that reduced it is the
+  /// one served, and tells the middleware's observers when the status changed.
   ///
-  /// - Parameters:
-  ///   - reduction: The action, and the tracked value before and after it.
-  ///   - stay: The store stay in which the action was handled.
-  /// - Returns: Whether the status changed.
+  /// - Parameter reduction: The action, the tracked value before and after it, and the store.
   @inlinable
-  func record(_ reduction: Reduction<Substate>, in stay: UndoStay<State, Substate>) -> Bool {
+  func record(_ reduction: Reduction<Substate>) {
+    let store = reduction.store
     guard reduction.before != reduction.after, options.filter?(reduction.action) ?? true else {
       // No step, but the first value seen is the history's starting point.
-      return change(in: stay) { history in
-        history.noteBaseline(reduction.before)
-        return Released()
-      }
+      notify(
+        change(servingStore: store) { history in
+          history.noteBaseline(reduction.before)
+          return Released()
+        })
+      return
     }
     // With a filter, actions filtered out may have moved the value away from the newest recorded
     // step, and this one may bring it back: a step from a value to the same value would undo
     // nothing and drop the redo future. (Without a filter the newest recorded value is the value
     // before the action, already compared.) The copy is compared, and released, outside the lock.
     if options.filter != nil,
-      let last = book.withLock({ $0.stay === stay ? $0.history.recorded : nil }),
+      let last = book.withLock({ $0.stay?.store == store ? $0.history.recorded : nil }),
       last == reduction.after
     {
-      return false
+      return
     }
     let key = options.groupBy?(reduction.action).map(GroupKey.init)
     // One lock hold when deciding needs no user code (no `groupBy` keys to compare, no `label`
@@ -236,7 +231,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     // stay, and the change is then dropped.
     let labelled = options.label != nil
     var undecided: Grouping?
-    let changed = change(in: stay) { history in
+    let changed = change(servingStore: store) { history in
       history.noteBaseline(reduction.before)
       guard let (merging, label) = history.decision(key: key, labelled: labelled) else {
         undecided = history.grouping
@@ -244,11 +239,18 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
       }
       return history.record(reduction.after, merging: merging, label: label, key: key)
     }
-    guard let grouping = undecided else { return changed }
+    guard let grouping = undecided, let stay = changed.stay else { return notify(changed) }
     let (merging, label) = decide(grouping, key: key, action: reduction.action)
-    return change(in: stay) { history in
+    let decided = change(in: stay) { history in
       history.record(reduction.after, merging: merging, label: label, key: key)
     }
+    if decided || changed.changed { stay.statusDidChange() }
+  }
+
+  /// Tells the middleware's observers that a change made in `stay` changed the status.
+  @inlinable
+  func notify(_ change: (stay: UndoStay?, changed: Bool)) {
+    if change.changed, let stay = change.stay { stay.statusDidChange() }
   }
 
   /// Whether a change merges into the newest step, and the label of the step it starts; runs
@@ -310,7 +312,7 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   /// Undoes (negative) or redoes (positive) steps: restores the destination with one
   /// `ReplaceState` passed down the chain, then moves the steps.
   private func travel(
-    _ offset: Int, in stay: UndoStay<State, Substate>, context: MiddlewareContext<State>,
+    _ offset: Int, in stay: UndoStay, context: MiddlewareContext<State>,
     next: Next<State>
   ) throws -> Bool {
     let snapshot = book.withLock { book -> Substate? in
@@ -330,13 +332,34 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
 
   // MARK: Helpers
 
+  /// Changes the history if the middleware serves `store`, publishes the new status, and
+  /// releases what the change dropped after the lock.
+  ///
+  /// - Returns: The stay in `store`, nil when the middleware serves another store or none; and
+  ///   whether the status changed.
+  @inlinable
+  func change(
+    servingStore store: ObjectIdentifier,
+    _ change: (inout UndoHistory<Substate>) -> Released<Substate>
+  ) -> (stay: UndoStay?, changed: Bool) {
+    let (stay, changed, released) = book.withLock { book in
+      guard let stay = book.stay, stay.store == store else {
+        return (UndoStay?.none, false, Released<Substate>())
+      }
+      let released = change(&book.history)
+      return (stay, Self.publishLocked(&book), released)
+    }
+    _ = consume released
+    return (stay, changed)
+  }
+
   /// Changes the history unless the middleware left the store of `stay`, publishes the
   /// new status, and releases what the change dropped after the lock.
   ///
   /// - Returns: Whether the status changed.
   @inlinable
   func change(
-    in stay: UndoStay<State, Substate>,
+    in stay: UndoStay,
     _ change: (inout UndoHistory<Substate>) -> Released<Substate>
   ) -> Bool {
     let (changed, released) = book.withLock { book in

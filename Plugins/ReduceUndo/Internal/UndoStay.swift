@@ -1,25 +1,19 @@
-public import Reduce
-
-/// One stay of an undo recorder in one store: what the watch of each action it passes on holds.
+/// One stay of an undo recorder in one store: which store it serves, and whom to tell when the
+/// status changed.
 ///
-/// An action handled in one stay and reduced after the middleware left that store (a `next`
-/// kept by a middleware after undo) is recorded nowhere: the recorder's stay is then another
-/// object, or none, even if the middleware came back to the same store in the meantime.
+/// A reduction is recorded only in the stay of the store that reduced it (``Reduction/store``):
+/// an action handled in a store the middleware then left (a dispatch there that still runs the
+/// chain it started with, or a `next` kept by a middleware after undo) is recorded nowhere, or,
+/// if the middleware came back to that store in the meantime, in its new stay there. A command
+/// reads the stay when it starts and changes the history only if the stay is still the same
+/// object when it ends.
 ///
-/// Made once per stay, so that the closure each watched action carries captures this one object
-/// and allocates nothing.
-///
-/// The recorder keeps its stay, and the stay its recorder and, through `statusDidChange`, the
-/// middleware: leaving the store (which a store also does when it is deinitialised) breaks the
-/// cycle. Not weak: an object with a weak reference keeps its reference counts in a side table,
-/// and each retain and release of the recorder would then take the slow path (4,438 instructions
-/// per dispatch of `undo` with a weak recorder, 4,275 without).
+/// The recorder keeps its stay, and the stay, through `statusDidChange`, the middleware: leaving
+/// the store (which a store also does when it is deinitialised) breaks the cycle.
 @usableFromInline
-final class UndoStay<State: Sendable, Substate: Equatable & Sendable>: Sendable {
+final class UndoStay: Sendable {
   /// The store served.
   @usableFromInline let store: ObjectIdentifier
-  /// The recorder.
-  @usableFromInline let recorder: UndoRecorder<State, Substate>
   /// Tells the middleware's observers that the status changed.
   @usableFromInline let statusDidChange: @Sendable () -> Void
 
@@ -27,23 +21,10 @@ final class UndoStay<State: Sendable, Substate: Equatable & Sendable>: Sendable 
   ///
   /// - Parameters:
   ///   - store: The store served.
-  ///   - recorder: The recorder.
   ///   - statusDidChange: Tells the middleware's observers that the status changed.
   @usableFromInline
-  init(
-    store: ObjectIdentifier, recorder: UndoRecorder<State, Substate>,
-    statusDidChange: @escaping @Sendable () -> Void
-  ) {
+  init(store: ObjectIdentifier, statusDidChange: @escaping @Sendable () -> Void) {
     self.store = store
-    self.recorder = recorder
     self.statusDidChange = statusDidChange
-  }
-
-  /// Records what the reduction of an action handled in this stay did to the tracked value.
-  ///
-  /// - Parameter reduction: The action, and the tracked value before and after it.
-  @inlinable
-  func record(_ reduction: Reduction<Substate>) {
-    if recorder.record(reduction, in: self) { statusDidChange() }
   }
 }

@@ -102,7 +102,7 @@ extension StoreCore {
       return
     }
     try watches.around(
-      { local.pointee.state }, action: action,
+      { local.pointee.state }, action: action, store: identifier,
       later: staged ? { self.local.pointee.stagedWatchCalls.append($0) } : nil, reduce)
   }
 
