@@ -130,7 +130,7 @@ func counterWatcher(
     subscription.cancel()
   }
 
-  @Test("a watcher made once serves every store it is handed to, and names the store of each reduction")
+  @Test("a watcher made once serves every store it is handed to and names each reduction's store")
   func watcherAcrossStores() throws {
     let seen = Probe<String>()
     let reductions = Probe<ObjectIdentifier>()
