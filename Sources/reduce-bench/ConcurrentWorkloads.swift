@@ -67,7 +67,41 @@ func concurrentWorkloads() -> [Workload] {
     // eight tasks sending without pause sometimes took seconds for 160,000, before a task
     // waited a moment and yielded before it queued; Guides/Performance.md.)
     sendWorkload("contended-8-send", tasks: 8, dispatches: 50_000, target: nil),
+    contendedLedger("contended-ledger-10", accounts: 10, returning: true, target: nil),
+    contendedLedger(
+      "contended-ledger-100k", accounts: 100_000, returning: true,
+      target: .relative(to: "contended-ledger-10", factor: 1.5)),
+    // The same with `dispatch(_:)`, which returns the state: the cost Guides/Performance.md
+    // explains ("The returned state"), measured, with few dispatches.
+    contendedLedger(
+      "contended-ledger-100k-state", accounts: 100_000, returning: false, dispatches: 4_000,
+      target: nil),
   ]
+}
+
+/// 8 threads dispatching their share of the ledger's actions to one store of `accounts`
+/// accounts, each reading back the balance it changed (`dispatch(_:returning:)`), or getting the
+/// whole state (`dispatch(_:)`).
+func contendedLedger(
+  _ name: String, accounts: Int, returning: Bool, dispatches: Int = 400_000, target: Target?
+) -> Workload {
+  Workload(
+    name, dispatches: dispatches, target: target, concurrency: "8 threads",
+    store: { count in
+      let store = try ledgerStore(accounts: accounts, durability: nil)
+      return onThreads(8) { thread in
+        for index in 0..<share(of: count, among: 8, index: thread) {
+          let action = ledgerAction(index * 8 + thread, accounts: accounts)
+          if returning {
+            let account = (index * 8 + thread) / 2 % accounts
+            store.dispatch(action) { $0.balances[account] }
+          } else {
+            store.dispatch(action)
+          }
+        }
+      }
+    },
+    baseline: ledgerBaseline(accounts: accounts))
 }
 
 /// `tasks` tasks of a task group, each sending its share of `Increment`s to one counter store

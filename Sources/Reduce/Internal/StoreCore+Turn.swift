@@ -231,6 +231,8 @@ extension StoreCore {
     switch outcome {
     case .done(let result, let waits):
       return settle(result, waits)
+    case .read:
+      preconditionFailure("A request with no reader ends with its result.")
     case .turn:
       claimTurn()
       return runOwnWork(work)
@@ -297,10 +299,8 @@ extension StoreCore {
     let outcome = fields.withLock(
       waitingOn: condition, while: { _ in request.outcome == nil },
       { _ -> TurnRequest<State>.Outcome in
-        guard let outcome = request.outcome, case .done = outcome else {
-          setHolder(.current)
-          return .turn
-        }
+        let outcome = request.outcome ?? .turn
+        if case .turn = outcome { setHolder(.current) }
         return outcome
       })
     return outcome
@@ -327,19 +327,19 @@ extension StoreCore {
   /// task with the turn released. A failure there fails a dispatch that succeeded, and is
   /// reported.
   @inlinable
-  func settle(_ result: Result<State, DispatchError>, _ waits: [ReturnWait])
-    -> Result<State, DispatchError>
+  func settle<Value>(_ result: Result<Value, DispatchError>, _ waits: [ReturnWait])
+    -> Result<Value, DispatchError>
   {
     if waits.isEmpty { return result }
-    return runReturnWaits(waits, result)
+    let failure = runReturnWaits(waits)
+    if case .success = result, let failure { return .failure(failure) }
+    return result
   }
 
-  /// Runs the waits of ``settle(_:_:)``.
+  /// Runs the waits of ``settle(_:_:)``, reporting each failure; returns the first.
   @usableFromInline
-  func runReturnWaits(_ waits: [ReturnWait], _ result: Result<State, DispatchError>)
-    -> Result<State, DispatchError>
-  {
-    var result = result
+  func runReturnWaits(_ waits: [ReturnWait]) -> DispatchError? {
+    var first: DispatchError?
     for wait in waits {
       do {
         try wait.body()
@@ -348,9 +348,9 @@ extension StoreCore {
           error as? DispatchError
           ?? .middlewareFailed(name: wait.name, action: wait.action, underlying: error)
         report(failure)
-        if case .success = result { result = .failure(failure) }
+        if first == nil { first = failure }
       }
     }
-    return result
+    return first
   }
 }

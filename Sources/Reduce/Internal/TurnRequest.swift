@@ -15,6 +15,10 @@ final class TurnRequest<State: Sendable>: @unchecked Sendable {
   enum Outcome: Sendable {
     /// The turn holder carried the work out: its result, and what to run before returning it.
     case done(Result<State, DispatchError>, [ReturnWait])
+    /// The turn holder carried out the work of a request with a reader (``read``), and gave the
+    /// reader the state if the work succeeded: the work's failure, and what to run before
+    /// returning.
+    case read(DispatchError?, [ReturnWait])
     /// The requester holds the turn now, and carries its work out itself.
     case turn
   }
@@ -30,6 +34,11 @@ final class TurnRequest<State: Sendable>: @unchecked Sendable {
 
   /// What to carry out; nil when the requester needs the turn itself.
   @usableFromInline let work: PendingWork<State>?
+  /// Reads what the requester wants from the state the work produced, in the turn, before any
+  /// other work runs (`Store.dispatch(_:returning:)`); nil when the requester wants the state.
+  ///
+  /// User code: the turn holder calls it outside the lock.
+  @usableFromInline let read: (@Sendable (State) -> Void)?
   @usableFromInline let waiter: Waiter
   /// Set once, with the store's lock held.
   @usableFromInline var outcome: Outcome?
@@ -43,9 +52,10 @@ final class TurnRequest<State: Sendable>: @unchecked Sendable {
   }
 
   @usableFromInline
-  init(work: PendingWork<State>?, waiter: Waiter) {
+  init(work: PendingWork<State>?, waiter: Waiter, read: (@Sendable (State) -> Void)? = nil) {
     self.work = work
     self.waiter = waiter
+    self.read = read
   }
 
   /// Releases what a request that was never queued holds: a thread's condition.
