@@ -108,8 +108,9 @@ enum AuditTrailGuide {
 
   /// A request handler: the deposit is made and on disk when it returns.
   static func handleDeposit(_ store: Store<Ledger>, account: String, amount: Int) throws -> Int {
-    let ledger = try store.dispatch(LedgerAction.deposited(account: account, amount: amount)).get()
-    return ledger.balances[account, default: 0]
+    try store.dispatch(LedgerAction.deposited(account: account, amount: amount)) { ledger in
+      ledger.balances[account, default: 0]
+    }.get()
   }
 
   /// Watches for entries that could not be written (their changes were not made).
