@@ -101,7 +101,8 @@ func ledgerWorkload(
     baseline: ledgerBaseline(accounts: accounts))
 }
 
-/// `clients` threads dispatching their share of a durable audited ledger's actions at once.
+/// `clients` threads dispatching their share of a durable audited ledger's actions at once, each
+/// reading back the balance it changed, as the request handler of Guides/AuditTrail.md does.
 func durableWorkload(_ name: String, clients: Int, target: Target?) -> Workload {
   Workload(
     name, dispatches: 2_000, target: target,
@@ -110,7 +111,9 @@ func durableWorkload(_ name: String, clients: Int, target: Target?) -> Workload 
       let store = try ledgerStore(accounts: 1_000, durability: .everyEntry)
       return onThreads(clients) { client in
         for index in 0..<share(of: count, among: clients, index: client) {
-          store.dispatch(ledgerAction(index * clients + client, accounts: 1_000))
+          let action = ledgerAction(index * clients + client, accounts: 1_000)
+          let account = (index * clients + client) / 2 % 1_000
+          store.dispatch(action) { $0.balances[account] }
         }
       }
     },
