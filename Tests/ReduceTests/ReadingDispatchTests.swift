@@ -96,6 +96,19 @@ let slotsMutator = Mutator(\CountedState.slots) { (slots: inout [Int], action: D
     #expect(inner.values == [10])
   }
 
+  @Test("an action dispatched from the reader, which it should not do, still runs before returning")
+  func readerDispatches() throws {
+    let box = StoreBox()
+    let store = try makeStore(mutators: [counterMutator, itemsMutator])
+    box.store = store
+    let read = store.dispatch(Increment(by: 1)) { state in
+      box.store?.dispatch(Append(value: 9))
+      return state.counter
+    }
+    #expect(try read.get() == 1)
+    #expect(store.state.items == [9])
+  }
+
   @Test("work asked for before returning runs first, and its failure fails the dispatch")
   func beforeReturning() throws {
     let ran = Probe<Int>()

@@ -120,6 +120,8 @@ extension StoreCore {
       result = .failure(failure)
     } else {
       result = .success(read(local.pointee.state))
+      // What `read` dispatched, against its documentation, still runs: queued behind.
+      runFollowUps()
     }
     let waits = takeReturnWaits()
     if !giveTurnUp(turnHolder) { serveRequests() }

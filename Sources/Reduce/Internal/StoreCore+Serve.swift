@@ -72,7 +72,11 @@ extension StoreCore {
       // reader reads it here, out of the lock.
       if let request = current {
         runFollowUps()
-        if failure == nil, let read = request.read { read(local.pointee.state) }
+        if failure == nil, let read = request.read {
+          read(local.pointee.state)
+          // What a reader dispatched, against its documentation, still runs: queued behind.
+          runFollowUps()
+        }
       }
       var resume:
         (CheckedContinuation<TurnRequest<State>.Outcome, Never>, TurnRequest<State>.Outcome)?
