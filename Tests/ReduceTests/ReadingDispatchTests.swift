@@ -48,6 +48,13 @@ let slotsMutator = Mutator(\CountedState.slots) { (slots: inout [Int], action: D
   slots[action.slot] += 1
 }
 
+/// A store of `CountedState` whose changes count their copies in `copies`.
+func makeCountedStore(copies: Box<Int>) throws -> Store<CountedState> {
+  try Store(
+    initialState: CountedState(counted: CountedStorage(copies: copies)),
+    mutators: [countedMutator, slotsMutator])
+}
+
 /// `dispatch(_:returning:)` and `send(_:returning:)`: a value read from the state the action
 /// produced, instead of the state.
 @Suite struct ReadingDispatchTests {
@@ -133,9 +140,7 @@ let slotsMutator = Mutator(\CountedState.slots) { (slots: inout [Int], action: D
     // What the tests of many dispatchers below rule out, shown on one thread; it also shows
     // that the copy counting they rely on counts.
     let copies = Box(0)
-    let store = try Store(
-      initialState: CountedState(counted: CountedStorage(copies: copies)),
-      mutators: [countedMutator, slotsMutator])
+    let store = try makeCountedStore(copies: copies)
     let held = try store.dispatch(Deposit(slot: 0)).get()
     #expect(copies.value == 0)
     _ = try store.dispatch(Deposit(slot: 0)) { $0.slots[0] }.get()
@@ -161,9 +166,7 @@ let slotsMutator = Mutator(\CountedState.slots) { (slots: inout [Int], action: D
   func threads() async throws {
     let perThread = 2_000
     let copies = Box(0)
-    let store = try Store(
-      initialState: CountedState(counted: CountedStorage(copies: copies)),
-      mutators: [countedMutator, slotsMutator])
+    let store = try makeCountedStore(copies: copies)
     let mismatches = Probe<String>()
     await onThreads(8) { thread in
       for count in 1...perThread {
@@ -182,9 +185,7 @@ let slotsMutator = Mutator(\CountedState.slots) { (slots: inout [Int], action: D
     .timeLimit(.minutes(1)))
   func tasks() async throws {
     let copies = Box(0)
-    let store = try Store(
-      initialState: CountedState(counted: CountedStorage(copies: copies)),
-      mutators: [countedMutator, slotsMutator])
+    let store = try makeCountedStore(copies: copies)
     let reads = await withTaskGroup(of: Int?.self) { group in
       for task in 0..<1_000 {
         group.addTask { await store.send(Deposit(slot: task % 8)) { $0.counted.value }.success }

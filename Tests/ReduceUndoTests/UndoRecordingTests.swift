@@ -9,6 +9,19 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
   try UndoMiddleware<S>(limit: limit)
 }
 
+/// A middleware for after undo: holds every edit back until `gate` opens, then passes it on
+/// from a task kept in `tasks`.
+func holdingEditsBack(until gate: AsyncGate, in tasks: TaskList) -> AnyMiddleware<Editor> {
+  AnyMiddleware<Editor>(name: "throttle") { action, _, next in
+    guard action is Edit else { return try next(action) }
+    tasks.add(
+      Task {
+        await gate.wait()
+        try next(action)
+      })
+  }
+}
+
 /// The recording path: the starting point, store membership during a dispatch, and the same
 /// behaviour whether the recorder was compiled for the state type or not.
 @Suite struct UndoRecordingTests {
@@ -80,15 +93,7 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
   func leftBeforeDeferredReduction() async throws {
     let tasks = TaskList()
     let gate = AsyncGate()
-    // After undo: holds every edit back until the test opens the gate, then passes it on.
-    let throttle = AnyMiddleware<Editor>(name: "throttle") { action, _, next in
-      guard action is Edit else { return try next(action) }
-      tasks.add(
-        Task {
-          await gate.wait()
-          try next(action)
-        })
-    }
+    let throttle = holdingEditsBack(until: gate, in: tasks)
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo, after: [throttle])
     let other = try Store(initialState: Editor(), mutators: [documentMutator, selectionMutator])
@@ -111,15 +116,7 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
   func leftAndCameBack() async throws {
     let tasks = TaskList()
     let gate = AsyncGate()
-    // After undo: holds every edit back until the test opens the gate, then passes it on.
-    let throttle = AnyMiddleware<Editor>(name: "throttle") { action, _, next in
-      guard action is Edit else { return try next(action) }
-      tasks.add(
-        Task {
-          await gate.wait()
-          try next(action)
-        })
-    }
+    let throttle = holdingEditsBack(until: gate, in: tasks)
     let undo = try UndoMiddleware<Editor>(scope: \.document)
     let store = try makeStore(undo, after: [throttle])
 
