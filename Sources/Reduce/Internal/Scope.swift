@@ -88,8 +88,10 @@ final class RootScope<Root: Sendable, State: Sendable>: ScopeEngine, @unchecked 
 
   var current: State { derive(store.core.readState()) }
 
+  // The substate is read in the root store's turn (`returning:`): a root state handed back and
+  // kept until it is mapped would make the next action of another thread copy what it changes.
   func dispatch(_ action: any Action) -> Result<State, DispatchError> {
-    store.dispatch(action).map(derive)
+    store.dispatch(action, returning: derive)
   }
 
   func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
@@ -97,7 +99,7 @@ final class RootScope<Root: Sendable, State: Sendable>: ScopeEngine, @unchecked 
   }
 
   func send(_ action: any Action) async -> Result<State, DispatchError> {
-    await store.send(action).map(derive)
+    await store.send(action, returning: derive)
   }
 
   func subscribe(
