@@ -200,4 +200,47 @@ func makeCountedStore(copies: Box<Int>) throws -> Store<CountedState> {
     #expect(copies.value == 0)
   }
 
+  @Test(
+    "200 threads queued behind a held turn, more than one holder serves: each reads its own action",
+    .timeLimit(.minutes(1)))
+  func threadsQueuedBehindHeldTurn() async throws {
+    let (store, gate) = try await storeWithTurnHeld()
+    let readers = 200
+    let mismatches = Probe<String>()
+    let running = Task {
+      await onThreads(readers) { id in
+        let read = store.dispatch(Stamp(id: id)) { $0.last }
+        if read.success != id { mismatches.append("\(id) read \(read)") }
+      }
+    }
+    // Time for the readers to queue: a turn holder hands the turn on after 64 of them.
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(store.state.count == 0, "the readers are still waiting")
+    gate.signal()
+    await running.value
+    #expect(mismatches.values.isEmpty)
+    #expect(store.state.count == readers)
+  }
+
+  @Test(
+    "1,000 tasks queued behind a held turn: each reads its own action",
+    .timeLimit(.minutes(1)))
+  func tasksQueuedBehindHeldTurn() async throws {
+    let (store, gate) = try await storeWithTurnHeld()
+    let senders = 1_000
+    let group = Task {
+      await withTaskGroup(of: (id: Int, read: Int?).self) { group in
+        for id in 0..<senders {
+          group.addTask { (id, await store.send(Stamp(id: id)) { $0.last }.success) }
+        }
+        return await group.reduce(into: []) { $0.append($1) }
+      }
+    }
+    try await Task.sleep(for: .milliseconds(200))
+    #expect(store.state.count == 0, "the senders are still waiting")
+    gate.signal()
+    let reads = await group.value
+    #expect(reads.count == senders)
+    #expect(reads.allSatisfy { $0.id == $0.read })
+  }
 }
