@@ -30,28 +30,20 @@ extension StoreCore {
     _ action: any Action, returning read: @escaping @Sendable (State) -> Value
   ) async -> Result<Value, DispatchError> {
     let work = PendingWork<State>.dispatch(action, isFallback: false)
-    if let result = tryRunningNow(work, reading: read) { return result }
+    let runNow = { (work: PendingWork<State>) in
+      self.finishOwnWork(after: self.perform(work), reading: read)
+    }
+    if let result = tryRunningNow(work, runNow) { return result }
     // As `send(_:)`: yield to other tasks and try again before queueing.
     for _ in 0..<Self.yieldingRounds {
       await Task.yield()
-      if let result = tryRunningNow(work, reading: read) { return result }
+      if let result = tryRunningNow(work, runNow) { return result }
     }
     let value = ReadValue<Value>()
-    let outcome = await withCheckedContinuation {
-      (continuation: CheckedContinuation<TurnRequest<State>.Outcome, Never>) in
-      if holds(.current) {
-        value.value = read(queue(work))
-        continuation.resume(returning: .read(nil, []))
-        return
-      }
-      if takeTurn(.handedOver) {
-        continuation.resume(returning: .turn)
-        return
-      }
-      let request = TurnRequest(work: work, waiter: .task(continuation), read: value.reader(read))
-      if !fields.withLock({ enqueue(request, &$0, for: .handedOver) }) {
-        continuation.resume(returning: .turn)
-      }
+    let outcome = await queueAndSuspend(work, read: value.reader(read)) {
+      // Re-entrant: queued behind the current action; the value is read from the state now.
+      value.value = read(queue(work))
+      return .read(nil, [])
     }
     return finish(outcome, work, value, read)
   }
@@ -65,12 +57,9 @@ extension StoreCore {
     // Re-entrant: queued behind the current action; the value is read from the state now.
     if holds(thread) { return .success(read(queueReentrant(work))) }
     let value = ReadValue<Value>()
-    let request = TurnRequest(work: work, waiter: .thread(Condition()), read: value.reader(read))
-    guard fields.withLock({ enqueue(request, &$0, for: thread) }) else {
-      request.dropUnqueued()
-      return finishOwnWork(after: perform(work), reading: read)
-    }
-    return finish(wait(for: request), work, value, read)
+    // Nil: the turn came free before the request was queued, and this thread took it.
+    let outcome = queueAndWait(work, read: value.reader(read), for: thread) ?? .turn
+    return finish(outcome, work, value, read)
   }
 
   /// The result of a reading request once it ended: carried out by the turn holder, or handed
@@ -93,19 +82,6 @@ extension StoreCore {
       claimTurn()
       return finishOwnWork(after: perform(work), reading: read)
     }
-  }
-
-  /// Runs `work` at once if the turn is free, or comes free within a moment; nil otherwise.
-  @inlinable
-  func tryRunningNow<Value>(_ work: PendingWork<State>, reading read: (State) -> Value)
-    -> Result<Value, DispatchError>?
-  {
-    let thread = ThreadID.current
-    for round in 0...Self.spinRounds {
-      if round > 0, !waitBriefly() { return nil }
-      if takeTurn(thread) { return finishOwnWork(after: perform(work), reading: read) }
-    }
-    return nil
   }
 
   /// As ``finishOwnWork(after:)``, but the result is read from the state after the work and its

@@ -191,15 +191,63 @@ extension StoreCore {
     -> Result<State, DispatchError>
   {
     if holds(thread) { return .success(queueReentrant(work)) }
-    let request = TurnRequest(work: work, waiter: .thread(Condition()))
-    guard fields.withLock({ enqueue(request, &$0, for: thread) }) else {
-      request.dropUnqueued()
-      return runOwnWork(work)
-    }
-    guard case .done(let result, let waits) = wait(for: request) else {
+    // Handed the turn, or took it when it came free: this thread carries its work out.
+    guard case .done(let result, let waits) = queueAndWait(work, read: nil, for: thread) else {
       return runOwnWork(work)
     }
     return settle(result, waits)
+  }
+
+  /// Queues the work of `thread`, which found the turn taken, for the turn holder, and blocks
+  /// until it ended or the turn was handed to `thread`.
+  ///
+  /// - Parameters:
+  ///   - work: The work.
+  ///   - read: The request's reader, for a reading dispatch (`StoreCore+Reading.swift`).
+  ///   - thread: The calling thread.
+  /// - Returns: How the request ended; nil when the turn came free before it was queued, and
+  ///   `thread` took it.
+  @inlinable
+  func queueAndWait(
+    _ work: PendingWork<State>, read: (@Sendable (State) -> Void)?, for thread: ThreadID
+  ) -> TurnRequest<State>.Outcome? {
+    let request = TurnRequest(work: work, waiter: .thread(Condition()), read: read)
+    guard fields.withLock({ enqueue(request, &$0, for: thread) }) else {
+      request.dropUnqueued()
+      return nil
+    }
+    return wait(for: request)
+  }
+
+  /// Queues the work of a task that found the turn taken for the turn holder, and suspends
+  /// until it ended or the turn was handed to this task.
+  ///
+  /// - Parameters:
+  ///   - work: The work.
+  ///   - read: The request's reader, for a reading dispatch (`StoreCore+Reading.swift`).
+  ///   - whenHeld: The outcome when the task's thread holds the turn already (a re-entrant
+  ///     send): it queues the work behind the current action.
+  /// - Returns: How the request ended.
+  @inlinable
+  func queueAndSuspend(
+    _ work: PendingWork<State>, read: (@Sendable (State) -> Void)?,
+    whenHeld: () -> TurnRequest<State>.Outcome
+  ) async -> TurnRequest<State>.Outcome {
+    await withCheckedContinuation {
+      (continuation: CheckedContinuation<TurnRequest<State>.Outcome, Never>) in
+      if holds(.current) {
+        continuation.resume(returning: whenHeld())
+        return
+      }
+      if takeTurn(.handedOver) {
+        continuation.resume(returning: .turn)
+        return
+      }
+      let request = TurnRequest(work: work, waiter: .task(continuation), read: read)
+      if !fields.withLock({ enqueue(request, &$0, for: .handedOver) }) {
+        continuation.resume(returning: .turn)
+      }
+    }
   }
 
   /// Carries out `work` from a task: as ``carryOut(_:)``, but a task that finds the turn taken
@@ -213,21 +261,7 @@ extension StoreCore {
       await Task.yield()
       if let result = tryRunningNow(work) { return result }
     }
-    let outcome = await withCheckedContinuation {
-      (continuation: CheckedContinuation<TurnRequest<State>.Outcome, Never>) in
-      if holds(.current) {
-        continuation.resume(returning: .done(.success(queue(work)), []))
-        return
-      }
-      if takeTurn(.handedOver) {
-        continuation.resume(returning: .turn)
-        return
-      }
-      let request = TurnRequest(work: work, waiter: .task(continuation))
-      if !fields.withLock({ enqueue(request, &$0, for: .handedOver) }) {
-        continuation.resume(returning: .turn)
-      }
-    }
+    let outcome = await queueAndSuspend(work, read: nil) { .done(.success(queue(work)), []) }
     switch outcome {
     case .done(let result, let waits):
       return settle(result, waits)
@@ -242,12 +276,21 @@ extension StoreCore {
   /// Runs `work` at once if the turn is free, or comes free within a moment; nil otherwise.
   @inlinable
   func tryRunningNow(_ work: PendingWork<State>) -> Result<State, DispatchError>? {
+    tryRunningNow(work) { runOwnWork($0) }
+  }
+
+  /// Carries `work` out with `run`, holding the turn, if the turn is free or comes free within a
+  /// moment; nil otherwise.
+  @inlinable
+  func tryRunningNow<Ending>(_ work: PendingWork<State>, _ run: (PendingWork<State>) -> Ending)
+    -> Ending?
+  {
     let thread = ThreadID.current
     for round in 0...Self.spinRounds {
       // The turn is asked for only when it looks free: a compare-and-exchange spinning on the
       // holder's word would slow the holder.
       if round > 0, !waitBriefly() { return nil }
-      if takeTurn(thread) { return runOwnWork(work) }
+      if takeTurn(thread) { return run(work) }
     }
     return nil
   }
