@@ -80,21 +80,35 @@ func startThreads(_ count: Int, _ group: DispatchGroup, _ body: @escaping @Senda
   }
 }
 
+/// A durable chained log whose first flush, a leader's, is blocked at its gate: the writers a
+/// test starts next write while that flush runs, until the test opens the gate.
+struct HeldFlush {
+  let path = temporaryLogPath()
+  let sync = GatedSync()
+  let sink: FileLogSink
+  let group = DispatchGroup()
+  let problems = Locked<[String]>([])
+
+  init() {
+    sink = FileLogSink(
+      path: path, durability: .everyEntry, chained: true, synchronize: sync.synchronize)
+    let (sink, problems) = (sink, problems)
+    startThreads(1, group) { _ in writeDurably(sink, step: 0, as: "leader", problems: problems) }
+    sync.entered.wait()
+  }
+}
+
 @Suite struct GroupCommitConcurrencyTests {
   @Test(
     "writers that wait while a flush runs share the next one: 2 fsyncs for 9 entries",
     .timeLimit(.minutes(1)))
   func sharedFlush() throws {
-    let path = temporaryLogPath()
-    defer { removeLog(path) }
-    let sync = GatedSync()
-    let sink = FileLogSink(
-      path: path, durability: .everyEntry, chained: true, synchronize: sync.synchronize)
-    let group = DispatchGroup()
-    let problems = Locked<[String]>([])
     // The leader: its flush blocks at the gate, so that the others write while it runs.
-    startThreads(1, group) { _ in writeDurably(sink, step: 0, as: "leader", problems: problems) }
-    sync.entered.wait()
+    let held = HeldFlush()
+    defer { removeLog(held.path) }
+    let (path, sync, sink, group, problems) = (
+      held.path, held.sync, held.sink, held.group, held.problems
+    )
     let followers = 8
     let written = DispatchSemaphore(value: 0)
     startThreads(followers, group) { index in

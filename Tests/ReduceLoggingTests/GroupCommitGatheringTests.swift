@@ -85,16 +85,12 @@ final class MeasuredSync: Sendable {
     "the flush after a shared one waits for the writers it released, and a lone writer left waits for a group at most once",
     .timeLimit(.minutes(1)))
   func gathersOnceForPhantoms() throws {
-    let path = temporaryLogPath()
-    defer { removeLog(path) }
-    let sync = GatedSync()
-    let sink = FileLogSink(
-      path: path, durability: .everyEntry, chained: true, synchronize: sync.synchronize)
-    let group = DispatchGroup()
-    let problems = Locked<[String]>([])
     // The first flush blocks at the gate while two more writers join.
-    startThreads(1, group) { _ in writeDurably(sink, step: 0, as: "leader", problems: problems) }
-    sync.entered.wait()
+    let held = HeldFlush()
+    defer { removeLog(held.path) }
+    let (path, sync, sink, group, problems) = (
+      held.path, held.sync, held.sink, held.group, held.problems
+    )
     startThreads(2, group) { index in
       writeDurably(sink, step: index + 1, as: "\(index)", problems: problems)
     }
