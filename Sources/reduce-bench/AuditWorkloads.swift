@@ -19,6 +19,13 @@ struct BenchLedger: Sendable {
 enum LedgerEntry: Action, Codable {
   case deposited(account: Int, amount: Int)
   case withdrew(account: Int, amount: Int)
+
+  /// The account the entry changes.
+  var account: Int {
+    switch self {
+    case .deposited(let account, _), .withdrew(let account, _): account
+    }
+  }
 }
 
 struct Overdrawn: Error {}
@@ -112,8 +119,7 @@ func durableWorkload(_ name: String, clients: Int, target: Target?) -> Workload 
       return onThreads(clients) { client in
         for index in 0..<share(of: count, among: clients, index: client) {
           let action = ledgerAction(index * clients + client, accounts: 1_000)
-          let account = (index * clients + client) / 2 % 1_000
-          store.dispatch(action) { $0.balances[account] }
+          store.dispatch(action) { [account = action.account] in $0.balances[account] }
         }
       }
     },

@@ -97,8 +97,7 @@ func contendedLedger(
         for index in 0..<share(of: count, among: 8, index: thread) {
           let action = ledgerAction(index * 8 + thread, accounts: accounts)
           if returning {
-            let account = (index * 8 + thread) / 2 % accounts
-            store.dispatch(action) { $0.balances[account] }
+            store.dispatch(action) { [account = action.account] in $0.balances[account] }
           } else {
             store.dispatch(action)
           }
