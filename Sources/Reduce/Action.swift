@@ -24,7 +24,7 @@ extension Action {
   /// ```swift
   /// if ObjectIdentifier(action.dispatchedType) == ObjectIdentifier(SearchAction.self) { ... }
   /// ```
-  @inlinable public var dispatchedType: any Action.Type { Self.self }
+  public var dispatchedType: any Action.Type { Self.self }
 }
 
 /// An action that applies several actions as one step: all or nothing.

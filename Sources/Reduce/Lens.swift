@@ -24,11 +24,11 @@ public struct Lens<State, Substate>: Sendable {
   public let get: @Sendable (State) -> Substate
   /// Writes a substate into a state.
   public let set: @Sendable (inout State, Substate) -> Void
-  @usableFromInline let keyPath: (WritableKeyPath<State, Substate> & Sendable)?
+  let keyPath: (WritableKeyPath<State, Substate> & Sendable)?
   /// The key paths a lens built from closures declares it reads and writes.
-  @usableFromInline let covered: [PartialKeyPath<State> & Sendable]
+  let covered: [PartialKeyPath<State> & Sendable]
   /// Shared by the copies of a lens built from closures: two mutators of it reduce one substate.
-  @usableFromInline let identity: LensIdentity?
+  let identity: LensIdentity?
 
   /// Creates a lens from a getter and a setter.
   ///
@@ -39,7 +39,6 @@ public struct Lens<State, Substate>: Sendable {
   ///     recognised as the same substate.
   ///   - get: Reads the substate from a state.
   ///   - set: Writes a substate into a state.
-  @inlinable
   public init(
     covering paths: [PartialKeyPath<State> & Sendable] = [],
     get: @escaping @Sendable (State) -> Substate,
@@ -60,7 +59,6 @@ public struct Lens<State, Substate>: Sendable {
   ///     overlap and coverage checks; empty: unknown.
   ///   - get: Reads the substate from a state.
   ///   - set: Returns a state with the substate written into it.
-  @inlinable
   public init(
     covering paths: [PartialKeyPath<State> & Sendable] = [],
     get: @escaping @Sendable (State) -> Substate,
@@ -72,7 +70,6 @@ public struct Lens<State, Substate>: Sendable {
   /// Creates a lens that reads and writes through a key path.
   ///
   /// - Parameter keyPath: The path of the substate.
-  @inlinable
   public init(_ keyPath: WritableKeyPath<State, Substate> & Sendable) {
     self.get = { $0[keyPath: keyPath] }
     self.set = { $0[keyPath: keyPath] = $1 }
@@ -83,8 +80,6 @@ public struct Lens<State, Substate>: Sendable {
 }
 
 /// The identity of a lens built from closures, shared by its copies.
-@usableFromInline
 final class LensIdentity: Sendable {
-  @usableFromInline
   init() {}
 }

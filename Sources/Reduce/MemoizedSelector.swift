@@ -20,7 +20,7 @@ import Synchronization
 /// compute.
 public final class MemoizedSelector<State: Sendable, Value: Sendable>: Sendable {
   /// The value for a state, and the number of the computation that made it.
-  @usableFromInline let evaluate: @Sendable (State) -> (value: Value, generation: UInt64)
+  let evaluate: @Sendable (State) -> (value: Value, generation: UInt64)
   private let tally: Tally
 
   /// Creates a selector from one input.

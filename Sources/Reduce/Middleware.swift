@@ -2,10 +2,11 @@
 ///
 /// A middleware may pass the action on (`try next(action)`), pass another action instead
 /// (transform), not call `next` at all (swallow), call `next` later from a task or timer
-/// (defer), or throw to reject the action. It sees every action of the types it handles before
-/// the reducers do, however it was dispatched: each action of a ``Batch`` also goes through the
-/// chain on its own (``MiddlewareContext/batch`` tells it apart), so a guard cannot be bypassed
-/// by wrapping an action in a batch.
+/// (defer), or throw to reject the action. It sees every action before the reducers do, however
+/// it was dispatched: each action of a ``Batch`` also goes through the chain on its own after the
+/// batch itself, so a guard cannot be bypassed
+/// by wrapping an action in a batch. A middleware that records what changed does it through its
+/// ``commitObserver``, which sees a batch once.
 ///
 /// ```swift
 /// struct AuthGuard: Middleware {
@@ -16,9 +17,6 @@
 ///   }
 /// }
 /// ```
-///
-/// To see what an action it passed on did to the state, a middleware passes it with
-/// ``Next/callAsFunction(_:watching:onReduced:)``.
 public protocol Middleware<State>: Sendable {
   /// The state type of the stores this middleware serves.
   associatedtype State: Sendable
@@ -52,21 +50,14 @@ public protocol Middleware<State>: Sendable {
   /// - Parameter store: The store's identity, as given to ``willAttach(to:)``.
   func didDetach(from store: ObjectIdentifier)
 
-  /// Whether this middleware wants to see actions of a type.
+  /// What this middleware records of the store's commits; nil (the default) for nothing.
   ///
-  /// The store asks once per action type, and again after the chain changes, and skips the
-  /// middleware for the types it declines: their actions go on as if `handle` had called
-  /// `next(action)` at once, and an action no middleware wants is reduced as in a store
-  /// without middleware. Decline only types whose actions you would pass on untouched, with no
-  /// effect of your own; the answer must depend on the type alone, not on time or state. It may
-  /// be called from any thread, with no lock of the store held.
-  ///
-  /// The default is `true`: the middleware sees every action.
-  ///
-  /// - Parameter type: The action's type, as it was dispatched (or passed on by the middleware
-  ///   before this one).
-  /// - Returns: Whether ``handle(_:context:next:)`` should be called for actions of `type`.
-  func handles(_ type: any Action.Type) -> Bool
+  /// The store reads it once, when the middleware joins its chain, and from then on shows the
+  /// observer every commit: see ``CommitObserver``. A middleware that records changes (undo,
+  /// an audit trail, persistence) records them here rather than around `next`: a ``Batch``
+  /// then reaches it once, as one commit, and an action another middleware delivers late is
+  /// recorded when it commits.
+  var commitObserver: CommitObserver<State>? { get }
 }
 
 extension Middleware {
@@ -87,11 +78,8 @@ extension Middleware {
   /// - Parameter store: The store's identity.
   public func didDetach(from store: ObjectIdentifier) {}
 
-  /// Sees every action.
-  ///
-  /// - Parameter type: The action's type.
-  /// - Returns: `true`.
-  public func handles(_ type: any Action.Type) -> Bool { true }
+  /// Records nothing.
+  public var commitObserver: CommitObserver<State>? { nil }
 }
 
 /// A middleware made from a closure.

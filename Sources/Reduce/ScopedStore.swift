@@ -19,13 +19,13 @@ public import Observation
 /// comparison. `ScopedStore` conforms to `Observable`: reading ``state`` inside
 /// `withObservationTracking` (or a SwiftUI view) tracks the substate alone.
 public final class ScopedStore<State: Sendable>: Sendable, Observable {
-  let engine: any ScopeEngine<State>
+  let scope: any ScopeSource<State>
   private let registrar = ObservationRegistrar()
   /// Tells Observation of the substate's changes, from the first read of ``state`` on.
   private let tracking = Locked<Subscription?>(nil)
 
-  init(engine: any ScopeEngine<State>) {
-    self.engine = engine
+  init(scope: any ScopeSource<State>) {
+    self.scope = scope
   }
 
   /// Scopes a whole store: for a child feature's tests, which build a store of the child's
@@ -33,10 +33,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   ///
   /// - Parameter store: The store.
   public convenience init(_ store: Store<State>) {
-    let isDuplicate = equality(of: State.self)
-    self.init(
-      engine: RootScope(
-        store: store, path: \State.self, derive: { $0 }, isDuplicate: isDuplicate))
+    self.init(scope: Scope(store: store, path: ComposedPath(\State.self), derive: { $0 }))
   }
 
   /// The substate now.
@@ -47,12 +44,12 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   public var state: State {
     startTracking()
     registrar.access(self, keyPath: \.state)
-    return engine.current
+    return scope.current
   }
 
   private func startTracking() {
     guard tracking.withLock({ $0 == nil }) else { return }
-    let subscription = engine.subscribe(initial: false, finish: nil) { [weak self] _ in
+    let subscription = scope.observe({ $0 }, by: equality(of: State.self), initial: false) { [weak self] _ in
       guard let self else { return }
       self.registrar.withMutation(of: self, keyPath: \.state) {}
     }
@@ -72,7 +69,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   /// - Returns: The substate after the action and its follow-ups, or why the action failed.
   @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    engine.dispatch(action)
+    scope.dispatch(action)
   }
 
   /// Dispatches actions one after another into the store this scope was made from.
@@ -81,7 +78,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   /// - Returns: The substate after the last action, or the first failure.
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    engine.dispatch(actions)
+    scope.dispatch(actions)
   }
 
   /// Dispatches an action from a task, suspending instead of blocking while the store is busy.
@@ -90,7 +87,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   /// - Returns: The substate after the action and its follow-ups, or why the action failed.
   @discardableResult
   public func send(_ action: some Action) async -> Result<State, DispatchError> {
-    await engine.send(action)
+    await scope.send(action)
   }
 
   // MARK: Observing
@@ -104,7 +101,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   public func subscribe(initial: Bool = true, _ observer: @escaping @Sendable (State) -> Void)
     -> Subscription
   {
-    engine.subscribe(initial: initial, finish: nil, observer)
+    scope.observe({ $0 }, by: equality(of: State.self), initial: initial, observer)
   }
 
   /// Observes one value of the substate.
@@ -119,7 +116,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
     initial: Bool = true,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> Subscription {
-    engine.subscribe(to: keyPath, initial: initial, finish: nil, observer)
+    scope.observe(keyPath, initial: initial, observer)
   }
 
   /// Observes a value derived from the substate, called when it changed by `==`.
@@ -134,7 +131,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
     initial: Bool = true,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> Subscription {
-    engine.subscribe(selecting: select, by: ==, initial: initial, observer)
+    scope.observe(select, by: ==, initial: initial, observer)
   }
 
   /// Observes a value derived from the substate, called when it changed by your comparison.
@@ -151,7 +148,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
     initial: Bool = true,
     _ observer: @escaping @Sendable (Value) -> Void
   ) -> Subscription {
-    engine.subscribe(selecting: select, by: isDuplicate, initial: initial, observer)
+    scope.observe(select, by: isDuplicate, initial: initial, observer)
   }
 
   /// The substate as an async sequence: the current substate, then each new one.
@@ -159,15 +156,12 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   /// A slow consumer gets the newest value. The sequence ends when the root store is
   /// deinitialised, or when the iterating task is cancelled.
   public var states: StateSequence<State> {
-    let engine = engine
-    return StateSequence(isDuplicate: equality(of: State.self)) {
-      let (stream, continuation) = AsyncStream.makeStream(
-        of: State.self, bufferingPolicy: .bufferingNewest(1))
-      let subscription = engine.subscribe(initial: true, finish: { continuation.finish() }) {
+    let scope = scope
+    let isDuplicate = equality(of: State.self)
+    return StateSequence(isDuplicate: isDuplicate) { continuation in
+      scope.observe({ $0 }, by: isDuplicate, initial: true, finish: { continuation.finish() }) {
         continuation.yield($0)
       }
-      continuation.onTermination = { _ in subscription.cancel() }
-      return stream
     }
   }
 
@@ -178,16 +172,11 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   public func states<Value: Equatable & Sendable>(
     of keyPath: KeyPath<State, Value> & Sendable
   ) -> StateSequence<Value> {
-    let engine = engine
-    let isDuplicate: @Sendable (Value, Value) -> Bool = { $0 == $1 }
-    return StateSequence(isDuplicate: isDuplicate) {
-      let (stream, continuation) = AsyncStream.makeStream(
-        of: Value.self, bufferingPolicy: .bufferingNewest(1))
-      let subscription = engine.subscribe(
-        to: keyPath, initial: true, finish: { continuation.finish() },
-        { continuation.yield($0) })
-      continuation.onTermination = { _ in subscription.cancel() }
-      return stream
+    let scope = scope
+    return StateSequence(isDuplicate: { $0 == $1 }) { continuation in
+      scope.observe(keyPath, initial: true, finish: { continuation.finish() }) {
+        continuation.yield($0)
+      }
     }
   }
 
@@ -200,8 +189,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   public func scope<Child: Sendable>(_ keyPath: KeyPath<State, Child> & Sendable)
     -> ScopedStore<Child>
   {
-    ScopedStore<Child>(
-      engine: engine.scope(keyPath, isDuplicate: equality(of: Child.self)))
+    ScopedStore<Child>(scope: scope.scoped(keyPath))
   }
 
   /// A read-only scope of a value derived from this substate.
@@ -212,8 +200,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   public func scope<Child: Sendable>(_ derive: @escaping @Sendable (State) -> Child)
     -> ScopedStore<Child>
   {
-    ScopedStore<Child>(
-      engine: engine.scope(deriving: derive, isDuplicate: equality(of: Child.self)))
+    ScopedStore<Child>(scope: scope.scoped(derive))
   }
 }
 
@@ -227,9 +214,7 @@ extension Store {
     -> ScopedStore<Child>
   {
     ScopedStore(
-      engine: RootScope(
-        store: self, path: keyPath, derive: { $0[keyPath: keyPath] },
-        isDuplicate: equality(of: Child.self)))
+      scope: Scope(store: self, path: ComposedPath(keyPath), derive: { $0[keyPath: keyPath] }))
   }
 
   /// A read-only scope of a value derived from the state.
@@ -240,19 +225,131 @@ extension Store {
   public func scope<Child: Sendable>(_ derive: @escaping @Sendable (State) -> Child)
     -> ScopedStore<Child>
   {
-    ScopedStore(
-      engine: RootScope(
-        store: self, path: nil, derive: derive, isDuplicate: equality(of: Child.self)))
+    ScopedStore(scope: Scope(store: self, path: nil, derive: derive))
   }
 }
 
-/// `==` of a type, when it is `Equatable`; nil otherwise.
-func equality<Value>(of type: Value.Type) -> (@Sendable (Value, Value) -> Bool)? {
-  guard let equatable = type as? any (Equatable & Sendable).Type else { return nil }
-  func make<E: Equatable & Sendable>(_ type: E.Type) -> @Sendable (Value, Value) -> Bool {
-    // `Value` is `E` (the dynamic cast of `Value.self` above found it): each value is read as
-    // its own type, without a dynamic cast per comparison.
-    { lhs, rhs in unsafeBitCast(lhs, to: E.self) == unsafeBitCast(rhs, to: E.self) }
+/// What a scoped store reads, observes and dispatches through: its root store and the way from
+/// the root's state to its own.
+protocol ScopeSource<State>: Sendable {
+  associatedtype State: Sendable
+
+  var current: State { get }
+  func dispatch(_ action: any Action) -> Result<State, DispatchError>
+  func dispatch(_ actions: [any Action]) -> Result<State, DispatchError>
+  func send(_ action: any Action) async -> Result<State, DispatchError>
+  func observe<Value: Sendable>(
+    _ select: @escaping @Sendable (State) -> Value,
+    by isDuplicate: (@Sendable (Value, Value) -> Bool)?, initial: Bool,
+    finish: (@Sendable () -> Void)?, _ observer: @escaping @Sendable (Value) -> Void
+  ) -> Subscription
+  func observe<Value: Equatable & Sendable>(
+    _ keyPath: KeyPath<State, Value> & Sendable, initial: Bool,
+    finish: (@Sendable () -> Void)?, _ observer: @escaping @Sendable (Value) -> Void
+  ) -> Subscription
+  func scoped<Child: Sendable>(_ keyPath: KeyPath<State, Child> & Sendable)
+    -> any ScopeSource<Child>
+  func scoped<Child: Sendable>(_ derive: @escaping @Sendable (State) -> Child)
+    -> any ScopeSource<Child>
+}
+
+extension ScopeSource {
+  func observe<Value: Sendable>(
+    _ select: @escaping @Sendable (State) -> Value,
+    by isDuplicate: (@Sendable (Value, Value) -> Bool)?, initial: Bool,
+    _ observer: @escaping @Sendable (Value) -> Void
+  ) -> Subscription {
+    observe(select, by: isDuplicate, initial: initial, finish: nil, observer)
   }
-  return make(equatable)
+
+  func observe<Value: Equatable & Sendable>(
+    _ keyPath: KeyPath<State, Value> & Sendable, initial: Bool,
+    _ observer: @escaping @Sendable (Value) -> Void
+  ) -> Subscription {
+    observe(keyPath, initial: initial, finish: nil, observer)
+  }
+}
+
+/// A part of a root store's state: reached by a key path (which its observers use to share
+/// reads and to be skipped by actions that change other parts) or derived by a closure.
+/// Scoping a scope composes the two.
+struct Scope<Root: Sendable, State: Sendable>: ScopeSource {
+  let store: Store<Root>
+  /// The path from the root's state, when the scope is made of key paths only.
+  let path: ComposedPath<Root, State>?
+  let derive: @Sendable (Root) -> State
+
+  var current: State { derive(store.state) }
+
+  func dispatch(_ action: any Action) -> Result<State, DispatchError> {
+    store.core.dispatch(action, returning: derive)
+  }
+
+  func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
+    store.dispatch(actions).map(derive)
+  }
+
+  func send(_ action: any Action) async -> Result<State, DispatchError> {
+    await store.core.send(action, returning: derive)
+  }
+
+  func observe<Value: Sendable>(
+    _ select: @escaping @Sendable (State) -> Value,
+    by isDuplicate: (@Sendable (Value, Value) -> Bool)?, initial: Bool,
+    finish: (@Sendable () -> Void)?, _ observer: @escaping @Sendable (Value) -> Void
+  ) -> Subscription {
+    let derive = derive
+    return store.core.observe(
+      { select(derive($0)) }, isDuplicate: isDuplicate, range: path.flatMap { byteRange(of: $0.path) },
+      shareKey: nil, initial: initial, finish: finish, observer)
+  }
+
+  func observe<Value: Equatable & Sendable>(
+    _ keyPath: KeyPath<State, Value> & Sendable, initial: Bool,
+    finish: (@Sendable () -> Void)?, _ observer: @escaping @Sendable (Value) -> Void
+  ) -> Subscription {
+    guard let path else {
+      return observe({ $0[keyPath: keyPath] }, by: ==, initial: initial, finish: finish, observer)
+    }
+    let full = path.appending(keyPath)
+    return store.core.observe(
+      { $0[keyPath: full.path] }, isDuplicate: { $0 == $1 }, range: byteRange(of: full.path),
+      shareKey: full.path as AnyKeyPath, initial: initial, finish: finish, observer)
+  }
+
+  func scoped<Child: Sendable>(_ keyPath: KeyPath<State, Child> & Sendable)
+    -> any ScopeSource<Child>
+  {
+    let derive = derive
+    return Scope<Root, Child>(
+      store: store, path: path?.appending(keyPath),
+      derive: { derive($0)[keyPath: keyPath] })
+  }
+
+  func scoped<Child: Sendable>(_ derive: @escaping @Sendable (State) -> Child)
+    -> any ScopeSource<Child>
+  {
+    let parent = self.derive
+    return Scope<Root, Child>(store: store, path: nil, derive: { derive(parent($0)) })
+  }
+}
+
+/// A key path from a root store's state, composed of the `Sendable` key paths of nested scopes.
+///
+/// `@unchecked Sendable`: `appending(path:)` returns a plain `KeyPath`, but a path composed of
+/// `Sendable` key paths captures nothing that is not `Sendable`.
+struct ComposedPath<Root, Value>: @unchecked Sendable {
+  let path: KeyPath<Root, Value>
+
+  init(_ path: KeyPath<Root, Value> & Sendable) {
+    self.path = path
+  }
+
+  private init(composed path: KeyPath<Root, Value>) {
+    self.path = path
+  }
+
+  func appending<Child>(_ next: KeyPath<Value, Child> & Sendable) -> ComposedPath<Root, Child> {
+    ComposedPath<Root, Child>(composed: path.appending(path: next))
+  }
 }

@@ -17,11 +17,22 @@ public struct StateSequence<Element: Sendable>: AsyncSequence, Sendable {
   private let makeStream: @Sendable () -> AsyncStream<Element>
   private let isDuplicate: (@Sendable (Element, Element) -> Bool)?
 
+  /// Creates a sequence whose each iterator observes with `observe`, which yields into the
+  /// continuation and returns the subscription (nil when the store is gone).
   init(
     isDuplicate: (@Sendable (Element, Element) -> Bool)?,
-    makeStream: @escaping @Sendable () -> AsyncStream<Element>
+    observe: @escaping @Sendable (AsyncStream<Element>.Continuation) -> Subscription?
   ) {
-    self.makeStream = makeStream
+    self.makeStream = {
+      let (stream, continuation) = AsyncStream.makeStream(
+        of: Element.self, bufferingPolicy: .bufferingNewest(1))
+      if let subscription = observe(continuation) {
+        continuation.onTermination = { _ in subscription.cancel() }
+      } else {
+        continuation.finish()
+      }
+      return stream
+    }
     self.isDuplicate = isDuplicate
   }
 

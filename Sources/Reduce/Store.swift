@@ -1,19 +1,20 @@
 public import Observation
-public import Synchronization
 
 /// A predictable state container: one value of `State`, changed only by dispatching actions.
 ///
 /// Dispatch runs an action through the middleware chain (outermost first) and then through the
 /// reducers of the registered mutators, which are routed by action type. Observers see every
 /// change, in order. A store is safe to use from any thread or task: dispatches are serialized
-/// in FIFO order, and each caller gets back the state its own action produced.
+/// (one action at a time; those of one thread or task in the order it dispatched them), each runs
+/// on its caller's thread with its caller's task-local values, and each caller gets back the
+/// state its own action produced.
 ///
 /// ```swift
 /// let store = try Store(initialState: AppState(), mutators: [counter])
 /// let state = try store.dispatch(CounterAction.incremented(by: 2)).get()
 /// ```
 public final class Store<State: Sendable>: Sendable, Observable {
-  @usableFromInline let core: StoreCore<State>
+  let core: StoreCore<State>
 
   /// Creates a store.
   ///
@@ -24,21 +25,13 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   - fallback: Turns a failure into an action dispatched right after it (RxDataFlow's
   ///     fallback action). A failing fallback action is published but not fallen back from.
   /// - Throws: The first ``RegistrationError`` of the mutators or middleware.
-  @inlinable
   public init(
     initialState: State,
     mutators: [Mutator<State>] = [],
     middleware: [any Middleware<State>] = [],
     fallback: (@Sendable (DispatchError) -> (any Action)?)? = nil
   ) throws(RegistrationError) {
-    // The rest of a flow, made here where `State` is known: a middleware compiled for any state
-    // continues through it into the store's code compiled for this one (see
-    // `StoreCore.continueFlow`).
-    core = StoreCore(
-      initialState: initialState, fallback: fallback,
-      continueFlow: { core, action, flow, watch, watcher throws(DispatchError) in
-        try core.pass(action, flow, watch: watch, watcher: watcher)
-      })
+    core = StoreCore(initialState: initialState, fallback: fallback)
     core.store = self
     for mutator in mutators { try core.register(mutator) }
     for plugin in middleware { try core.use(plugin) }
@@ -52,13 +45,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///
   /// Reading it inside `withObservationTracking` (or a SwiftUI view) tracks it. While an action
   /// is reduced in place on another thread, the read waits for it to commit.
-  @inlinable
   public var state: State {
-    if !core.observationEnabled.load(ordering: .relaxed) {
-      core.observationEnabled.store(true, ordering: .relaxed)
-    }
     core.registrar.access(self, keyPath: \.state)
-    return core.readState()
+    return core.readState(tracked: true)
   }
 
   // MARK: Mutators
@@ -90,7 +79,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   }
 
   /// The keys of the registered mutators, in registration order.
-  public var mutatorKeys: [MutatorKey] { core.mutatorKeys }
+  public var mutatorKeys: [MutatorKey] { core.withTurn { core.registry.keys } }
 
   /// Checks that every top-level stored property of the state has a key-path mutator.
   ///
@@ -101,7 +90,8 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///
   /// - Throws: ``RegistrationError/missingMutators(_:)`` naming every uncovered property.
   public func validateCoverage() throws(RegistrationError) {
-    try core.validateCoverage()
+    let missing = core.withTurn { core.registry.uncoveredProperties(of: core.reducer.state) }
+    if !missing.isEmpty { throw .missingMutators(missing) }
   }
 
   // MARK: Dispatching
@@ -115,9 +105,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///
   /// - Parameter action: The action.
   /// - Returns: The state after the action and its follow-ups, or why the action failed.
-  @inlinable @discardableResult
+  @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    core.dispatch(action)
+    core.dispatch(.action(action, isFallback: false))
   }
 
   /// Dispatches actions one after another, each reduced and observed on its own.
@@ -127,33 +117,28 @@ public final class Store<State: Sendable>: Sendable, Observable {
   /// - Parameter actions: The actions, in order.
   /// - Returns: The state after the last action, or the first failure (the actions after it are
   ///   not dispatched).
-  @inlinable @discardableResult
+  @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    core.dispatch(actions)
+    core.dispatch(.sequence(actions))
   }
 
   /// Dispatches an action from a task: as ``dispatch(_:)-(Action)``, but a task that finds the
   /// store busy suspends instead of blocking its thread.
   ///
-  /// The semantics are those of `dispatch`: FIFO order with every other dispatch, and a result
-  /// that includes this action and what it queued, and no action of another caller. While
-  /// another thread or task holds the store's turn, the action is queued for it and this task
-  /// suspends until it was carried out, so thousands of tasks sending at once hold no thread of
-  /// the cooperative pool while they wait. A task that finds the store idle runs the action
-  /// itself, on its own thread, as `dispatch` does.
+  /// The semantics are those of `dispatch`: a result that includes this action and what it
+  /// queued, and no action of another caller. While another thread or task holds the store's
+  /// turn, this task suspends until the turn is free, so thousands of tasks sending at once hold
+  /// no thread of the cooperative pool while they wait. The action then runs in this task, on
+  /// its thread, with its task-local values, as `dispatch` does.
   ///
   /// Cancellation does not stop a `send`: once called, the action is dispatched, and the result
   /// is returned. Check `Task.isCancelled` before sending if a cancelled task should not send.
   ///
   /// - Parameter action: The action.
   /// - Returns: The state after the action and its follow-ups, or why the action failed.
-  @inlinable @discardableResult
+  @discardableResult
   public func send(_ action: some Action) async -> Result<State, DispatchError> {
-    // At once, with no suspension point, when the store is idle or busy for a moment only: the
-    // common case costs what `dispatch` costs.
-    let work = PendingWork<State>.dispatch(action, isFallback: false)
-    if let result = core.tryRunningNow(work) { return result }
-    return await core.send(work)
+    await core.send(.action(action, isFallback: false))
   }
 
   /// Dispatches actions one after another from a task, each reduced and observed on its own,
@@ -162,11 +147,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
   /// - Parameter actions: The actions, in order.
   /// - Returns: The state after the last action, or the first failure (the actions after it are
   ///   not dispatched).
-  @inlinable @discardableResult
+  @discardableResult
   public func send(_ actions: [any Action]) async -> Result<State, DispatchError> {
-    let work = PendingWork<State>.sequence(actions)
-    if let result = core.tryRunningNow(work) { return result }
-    return await core.send(work)
+    await core.send(.sequence(actions))
   }
 
   /// Dispatches an action, and returns a value read from the state it produced: what a request
@@ -174,15 +157,13 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///
   /// Order, follow-ups and failures are those of ``dispatch(_:)-(Action)``; `read` sees exactly
   /// the state that `dispatch` would return. It runs in the store's turn, right after the action
-  /// and its follow-ups and before any other action, on whichever thread carries the action out
-  /// (another thread's, when the store is busy): keep it short, and do not read the store from
-  /// it.
+  /// and its follow-ups and before any other action, on the dispatching thread: keep it short,
+  /// and do not read the store from it.
   ///
   /// Prefer it to `dispatch` where many threads or tasks dispatch at once and the state holds
   /// large copy-on-write values (dictionaries, arrays). A state returned by `dispatch` is a
-  /// snapshot that shares its storage with the store's: as long as the caller (or, under
-  /// contention, the store, until the caller wakes) holds it, the next action that changes such
-  /// a value copies it whole. Measured, 8 threads on a ledger of 100,000 accounts: see
+  /// snapshot that shares its storage with the store's: as long as the caller holds it, the
+  /// next action that changes such a value copies it whole. Measured, 8 threads on a ledger of 100,000 accounts: see
   /// Guides/Performance.md.
   ///
   /// ```swift
@@ -193,7 +174,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   - action: The action.
   ///   - read: Reads the value to return from the state after the action and its follow-ups.
   /// - Returns: The value read, or why the action failed.
-  @inlinable @discardableResult
+  @discardableResult
   public func dispatch<Value: Sendable>(
     _ action: some Action, returning read: @escaping @Sendable (State) -> Value
   ) -> Result<Value, DispatchError> {
@@ -208,7 +189,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   - action: The action.
   ///   - read: Reads the value to return from the state after the action and its follow-ups.
   /// - Returns: The value read, or why the action failed.
-  @inlinable @discardableResult
+  @discardableResult
   public func send<Value: Sendable>(
     _ action: some Action, returning read: @escaping @Sendable (State) -> Value
   ) async -> Result<Value, DispatchError> {
@@ -282,5 +263,5 @@ public final class Store<State: Sendable>: Sendable, Observable {
   }
 
   /// The names of the middleware in the chain, outermost first.
-  public var middlewareNames: [String] { core.middlewareNames }
+  public var middlewareNames: [String] { core.withTurn { core.chain.names } }
 }

@@ -1,382 +1,509 @@
-public import Observation
-public import Synchronization
+import Observation
 
-/// A middleware in a store's chain, with the name it was registered under.
-@usableFromInline
-final class MiddlewareEntry<State: Sendable>: Sendable {
-  @usableFromInline let name: String
-  @usableFromInline let middleware: any Middleware<State>
-
-  init(name: String, middleware: any Middleware<State>) {
-    self.name = name
-    self.middleware = middleware
-  }
-}
-
-/// Work queued for the thread that holds the dispatch turn.
-@usableFromInline
-enum PendingWork<State: Sendable>: Sendable {
-  /// An action sent from the top of the chain; a failing fallback action is not fallen back.
-  case dispatch(any Action, isFallback: Bool)
-  /// A `next` call made after its dispatch ended: the rest of the flow.
-  case resume(any Action, Flow<State>)
-  /// `dispatch([a, b, c])` made inside a dispatch: each action in turn, with the follow-ups it
-  /// queues, stopping at the first failure.
+/// A piece of work the store carries out in its turn.
+enum Work<State: Sendable> {
+  /// An action dispatched from the top of the chain; a fallback's failure is not fallen back.
+  case action(any Action, isFallback: Bool)
+  /// Actions dispatched one after another (`dispatch([a, b])`).
   case sequence([any Action])
-}
+  /// The rest of a chain, from a `next` called after its dispatch ended.
+  case resume(any Action, Chain<State>, position: Int)
 
-/// The observers of a store, as an immutable snapshot: one reference to copy out per action.
-@usableFromInline
-final class ObserverSnapshot<State: Sendable>: Sendable {
-  @usableFromInline let observers: Observers<State>
-
-  init(_ observers: Observers<State>) {
-    self.observers = observers
+  var isFallback: Bool {
+    if case .action(_, let isFallback) = self { return isFallback }
+    return false
   }
 
-  /// Whether notifying these observers needs the state from before the action.
-  @inlinable
-  func needsOldState(stateIsEquatable: Bool) -> Bool {
-    observers.needOldState(stateIsEquatable: stateIsEquatable)
-  }
-}
-
-/// What a store carries actions out with: its mutators, its chain and its observers, each an
-/// immutable snapshot.
-///
-/// The store keeps the current setup under its lock, and the turn holder a copy of its own
-/// (`TurnFields.setup`), taken again only when the store's changed: an action then reads its
-/// route, plan and observers without taking the lock.
-@usableFromInline
-struct Setup<State: Sendable>: Sendable {
-  /// The mutators and their routes.
-  @usableFromInline var registry = Registry<State>()
-  /// The middleware chain, and which of its middleware each action type visits.
-  @usableFromInline var plans = ChainPlans<State>(chain: [])
-  /// The observers; nil when there are none.
-  @usableFromInline var observers: ObserverSnapshot<State>?
-  /// Whether the store is closed: nothing more is reduced or delivered.
-  @usableFromInline var closed = false
-
-  init() {}
-
-  /// Replaces the mutators; the plans made so far keep the routes of the new ones.
-  mutating func changeMutators(to registry: Registry<State>) {
-    self.registry = registry
-    plans = plans.rerouted(in: registry)
-  }
-}
-
-/// What a store's lock guards.
-@usableFromInline
-struct CoreFields<State: Sendable> {
-  /// The current setup.
-  ///
-  /// Changed only through `StoreCore.changeSetup(_:_:)`, which tells the turn holder.
-  @usableFromInline var setup: Setup<State>
-  @usableFromInline var errorSinks: [UInt64: AsyncStream<DispatchError>.Continuation] = [:]
-  @usableFromInline var lastID: UInt64 = 0
-
-  // The dispatch turn (see `StoreCore+Turn.swift`).
-
-  /// The requests of other threads and tasks, in arrival order, for the turn holder to carry
-  /// out or hand the turn to.
-  @usableFromInline var incoming: [TurnRequest<State>] = []
-  @usableFromInline var incomingHead = 0
-  init(setup: Setup<State>) {
-    self.setup = setup
-  }
-}
-
-/// The state of a store and what the thread holding its turn keeps for itself.
-@usableFromInline
-struct TurnFields<State: Sendable> {
-  /// The state.
-  ///
-  /// Only the turn holder writes it; other threads read it under the lock, once
-  /// `changingState` is clear.
-  @usableFromInline var state: State
-  /// Turn holder only: its copy of the store's setup, as of `setupGeneration`.
-  @usableFromInline var setup: Setup<State>
-  /// Turn holder only: the generation of the setup it copied (see `StoreCore.setupGeneration`).
-  @usableFromInline var setupGeneration: UInt64 = 0
-  /// Turn holder only: the number of dispatch items processed.
-  @usableFromInline var itemCounter: UInt64 = 0
-  /// Turn holder only: whether the item being processed is a fallback action.
-  @usableFromInline var processingFallback = false
-  /// Turn holder only: whether reducers are running (they may not read the store).
-  @usableFromInline var inReducers = false
-  /// Turn holder only: the mutators a `Batch` being applied uses for all its actions.
-  @usableFromInline var batchRegistry: Registry<State>?
-  /// Turn holder only: how many actions inside batches reached a handler.
-  @usableFromInline var stagedReductions = 0
-  /// Turn holder only: the watch calls of the actions of the batch being applied, made once it
-  /// commits.
-  @usableFromInline var stagedWatchCalls: [@Sendable () -> Void] = []
-  /// Turn holder only: the mutators of the actions of the batch being applied, for its
-  /// `PendingChange`.
-  @usableFromInline var stagedMutators: [MutatorKey] = []
-  /// Turn holder only: the work it queued for itself (follow-ups), run before the result of the
-  /// work that queued it is taken.
-  @usableFromInline var pending: [PendingWork<State>] = []
-  /// Turn holder only: what middleware asked to run before the current work's dispatch returns
-  /// (`MiddlewareContext.beforeReturning(_:)`), handed to its dispatcher with the result.
-  @usableFromInline var returnWaits: [ReturnWait] = []
-
-  init(state: State, setup: Setup<State>) {
-    self.state = state
-    self.setup = setup
-  }
-}
-
-/// Runs the rest of a flow for an action a middleware passed on: the engine, the action, the
-/// flow, and the watch or watcher it is passed on with.
-@usableFromInline
-typealias ContinueFlow<State: Sendable> =
-  @Sendable (
-    StoreCore<State>, any Action, Flow<State>, ReductionWatch<State>?, ReductionWatcher<State>?
-  ) throws(DispatchError) -> Void
-
-/// The engine behind a ``Store``: the state, the dispatch turn, the registries and observers.
-///
-/// Dispatches are serialized by a *turn* (`StoreCore+Turn.swift`): one thread at a time runs
-/// actions through the chain and the reducers; the others queue their work for it, in arrival
-/// order. The lock is held only to decide (queue a request, take one to serve, swap a snapshot);
-/// reducers, middleware and observers run after it is released, and an uncontended dispatch
-/// does not take it at all: the turn is an atomic (`holder`), and marking the state as changing
-/// is too (`changingState`).
-/// The path of one dispatch, in order: ``dispatch(_:)`` gets the turn or queues,
-/// ``process(_:plan:watches:isFallback:)`` runs the chain (`StoreCore+Chain.swift`), the
-/// last step reduces and notifies (`StoreCore+Reduce.swift`), and the turn holder then runs the
-/// follow-ups and the requests that arrived meanwhile.
-///
-/// `@unchecked Sendable`: the fields in `fields` are guarded by its lock. `state` is written
-/// only by the thread holding the turn, with `changingState` set while it does; other threads
-/// copy it under the lock, counted in `readersCopying`, once `changingState` is clear (see
-/// ``readState()``). The fields marked "turn holder only" are touched by the thread holding the
-/// turn alone; a thread takes the turn from the one before it through `holder`, whose atomic
-/// operations order the one's accesses before the other's.
-@usableFromInline
-final class StoreCore<State: Sendable>: @unchecked Sendable {
-  @usableFromInline let fields: Locked<CoreFields<State>>
-  @usableFromInline let stateCommitted = Condition()
-  /// The state and the turn holder's own fields: see the class's comment for who may touch
-  /// them.
-  @usableFromInline let turn: Exclusive<TurnFields<State>>
-
-  /// Counts the changes of the setup (`CoreFields.setup`), made with the lock held: the turn
-  /// holder compares it with the generation of its copy before it uses the copy.
-  @usableFromInline let setupGeneration = Atomic<UInt64>(0)
-
-  /// Whether the turn holder is changing the state in place.
-  ///
-  /// Reducers are running, or a `Batch` is being applied: other threads wait to read the state.
-  /// Set and cleared without the lock (see ``beginChange()`` and ``endChange()``).
-  @usableFromInline let changingState = Atomic<Bool>(false)
-  /// How many readers are copying the state (at most one: they copy holding the lock).
-  ///
-  /// A change that begins waits for them (see ``beginChange()``).
-  @usableFromInline let readersCopying = Atomic<Int>(0)
-  /// Whether a reader waits for the state to be committed.
-  ///
-  /// Only then does the end of a change take the lock, to wake it. Set with the lock held.
-  @usableFromInline let readersWaiting = Atomic<Bool>(false)
-
-  /// The dispatch item being processed by the turn holder (0 when none), so that a `next` can
-  /// tell a call inside its own dispatch from a later one without taking the lock.
-  @usableFromInline let activeItem = Atomic<UInt64>(0)
-  /// The thread holding the turn (``ThreadID/raw``), ``ThreadID/handedOver`` while a waiting
-  /// task is being given it, ``ThreadID/nobody`` when nobody holds it.
-  ///
-  /// Taken and given up without the lock when nobody waits (`StoreCore+Turn.swift`).
-  @usableFromInline let holder = Atomic<UInt>(ThreadID.nobody.raw)
-  /// How many requests wait in `incoming`; changed with the lock held, read without it by a
-  /// turn holder giving the turn up.
-  @usableFromInline let waitingRequests = Atomic<Int>(0)
-  /// Set once anything reads `Store.state`, after which Observation is told of every change.
-  @usableFromInline let observationEnabled = Atomic<Bool>(false)
-  @usableFromInline let registrar = ObservationRegistrar()
-  /// The public store, for Observation's registrar; set once, right after `init`.
-  @usableFromInline weak var store: Store<State>?
-
-  @usableFromInline let fallback: (@Sendable (DispatchError) -> (any Action)?)?
-  /// `==` of the state, when `State` is `Equatable`.
-  @usableFromInline let isEqual: (@Sendable (State, State) -> Bool)?
-  /// The state the store ended with, set when it closes; shared with the chain's plans, for a
-  /// middleware's context kept after this engine is gone.
-  @usableFromInline let finalState = Locked<State?>(nil)
-
-  /// Runs the rest of a flow (``pass(_:_:watch:watcher:)``), compiled for `State`.
-  ///
-  /// A middleware's `next` continues the flow through this closure, made where the store was
-  /// created for its concrete state. Called directly from a middleware whose code is compiled
-  /// for any state (one whose `handle` is not inlinable, such as `AuditTrail`), the chain and
-  /// the reducers would run unspecialised, looking the metadata of their generic types up at
-  /// run time: measured, about 10,000 instructions of an audited dispatch's 52,000.
-  @usableFromInline let continueFlow: ContinueFlow<State>
-
-  @usableFromInline
-  init(
-    initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?,
-    continueFlow: @escaping ContinueFlow<State>
-  ) {
-    self.continueFlow = continueFlow
-    // One setup for both: the turn holder's copy starts as the store's.
-    let setup = Setup<State>()
-    fields = Locked(CoreFields(setup: setup))
-    turn = Exclusive(TurnFields(state: initialState, setup: setup))
-    self.fallback = fallback
-    if let equatable = State.self as? any (Equatable & Sendable).Type {
-      isEqual = Self.equality(of: equatable)
-    } else {
-      isEqual = nil
+  /// The action a failure of the work after its turn is reported for.
+  var action: any Action {
+    switch self {
+    case .action(let action, _), .resume(let action, _, _): action
+    case .sequence(let actions): actions.last ?? Batch([])
     }
   }
+}
 
-  deinit {
-    stateCommitted.destroy()
-  }
+/// A store's engine: dispatches go through ``Turn`` into single-threaded code that runs the
+/// middleware chain, the ``Reducer``, the ``ObserverList`` and the commit observers.
+///
+/// Everything below the `turn` is touched only by the thread holding the turn; the store's
+/// public methods take the turn (or, called from inside a dispatch on the thread holding it,
+/// queue their work behind the current action).
+final class StoreCore<State: Sendable>: @unchecked Sendable {
+  // `@unchecked Sendable`: its mutable members are touched only by the thread holding `turn`;
+  // `errorSinks` has its own lock; `store` and `link` are set once, before the store is shared.
 
-  private static func equality<E: Equatable & Sendable>(of type: E.Type)
-    -> @Sendable (State, State) -> Bool
-  {
-    // `State` is `E`: the caller found it by a dynamic cast of `State.self`.
-    { lhs, rhs in (lhs as? E) == (rhs as? E) }
-  }
+  let turn = Turn()
+  let link: StoreLink<State>
+  let registrar = ObservationRegistrar()
+  /// The store, for telling Observation's registrar; set once by `Store.init`.
+  weak var store: Store<State>?
+  let isEqual: (@Sendable (State, State) -> Bool)?
+  private let fallback: (@Sendable (DispatchError) -> (any Action)?)?
+  private let errorSinks = Locked(ErrorSinks())
 
-  @inlinable var identifier: ObjectIdentifier { ObjectIdentifier(self) }
+  // Touched only holding the turn.
+  let reducer: Reducer<State>
+  private(set) var registry = Registry<State>()
+  private(set) var chain = Chain<State>()
+  private var observers = ObserverList<State>()
+  private var followUps: [Work<State>] = []
+  private var nextFollowUp = 0
+  /// The dispatch being carried out: a `next` of another one is queued, not run in it.
+  private var currentDispatch: UInt64 = 0
+  private var isTracked = false
+  private(set) var closed = false
 
-  /// The state and the turn holder's own fields, in place.
-  @inlinable var local: UnsafeMutablePointer<TurnFields<State>> { turn.address }
-
-  /// A new identifier for a sink or a stream; the lock must be held.
-  func makeID(_ fields: inout CoreFields<State>) -> UInt64 {
-    fields.lastID &+= 1
-    return fields.lastID
+  init(initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?) {
+    let link = StoreLink<State>()
+    self.link = link
+    self.fallback = fallback
+    isEqual = equality(of: State.self)
+    reducer = Reducer(state: initialState, storeID: link.storeID)
+    link.core = self
   }
 
   // MARK: Dispatching
 
-  /// Dispatches one action from the top of the chain.
+  /// Carries out work and returns the state it left, or its failure.
   ///
-  /// A thread that takes the turn runs the action as it is; only an action queued for later, or
-  /// for another thread, is wrapped as ``PendingWork``. (Measured: the wrapping, a copy of the
-  /// action into it and its destruction, cost about 190 of `counter`'s 878 instructions.)
-  @inlinable
-  func dispatch(_ action: any Action) -> Result<State, DispatchError> {
-    let thread = ThreadID.current
-    guard takeTurn(thread) else {
-      return carryOut(.dispatch(action, isFallback: false), whileTaken: thread)
-    }
-    return finishOwnWork(
-      after: process(action, plan: plan(for: action), watches: nil, isFallback: false))
+  /// From inside a dispatch on this thread, the work is queued behind the current action and
+  /// the result is the state now.
+  func dispatch(_ work: Work<State>) -> Result<State, DispatchError> {
+    if turn.isHeldByCurrentThread { return queue(work) }
+    let (result, afterTurn) = turn.run { carryOut(work) }
+    return finish(result, afterTurn: afterTurn, action: work.action)
   }
 
-  /// Dispatches actions one after another in one turn; stops at the first failure.
-  @inlinable
-  func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    carryOut(.sequence(actions))
+  /// Carries out work from a task: a task that finds the store busy suspends.
+  func send(_ work: Work<State>) async -> Result<State, DispatchError> {
+    let (result, afterTurn) = await turn.run { carryOut(work) }
+    return finish(result, afterTurn: afterTurn, action: work.action)
   }
 
-  /// Dispatches actions one after another in one turn, unless `refusal`, asked once this thread
-  /// holds the turn (at once when it already holds it), says why not: then nothing runs, and
-  /// that error is returned without being published.
-  @inlinable
+  /// Carries out an action and reads a value from the state it left, in the turn.
+  func dispatch<Value>(_ action: any Action, returning read: (State) -> Value)
+    -> Result<Value, DispatchError>
+  {
+    let work = Work<State>.action(action, isFallback: false)
+    if turn.isHeldByCurrentThread { return queue(work).map(read) }
+    let (result, afterTurn) = turn.run { reading(work, read) }
+    return finish(result, afterTurn: afterTurn, action: action)
+  }
+
+  /// As `dispatch(_:returning:)`, from a task.
+  func send<Value>(_ action: any Action, returning read: (State) -> Value) async
+    -> Result<Value, DispatchError>
+  {
+    let work = Work<State>.action(action, isFallback: false)
+    let (result, afterTurn) = await turn.run { reading(work, read) }
+    return finish(result, afterTurn: afterTurn, action: action)
+  }
+
+  /// Dispatches a sequence unless `refusal`, asked once the turn is taken, refuses it.
   func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
     -> Result<State, DispatchError>
   {
-    guard acquireTurn() else {
-      // A re-entrant call: asked now, queued behind the current action.
+    if turn.isHeldByCurrentThread {
       if let refused = refusal() { return .failure(refused) }
-      return .success(queue(.sequence(actions)))
+      return queue(.sequence(actions))
     }
-    if let refused = refusal() { return finishOwnWork(after: refused) }
-    return runOwnWork(.sequence(actions))
-  }
-
-  /// Runs actions one after another, each with the follow-ups it queues, holding the turn;
-  /// stops at the first failure.
-  @inlinable
-  func runSequence(_ actions: [any Action]) -> DispatchError? {
-    for action in actions {
-      let mark = local.pointee.pending.count
-      let failure = process(action, plan: plan(for: action), watches: nil, isFallback: false)
-      runQueued(from: mark)
-      if let failure { return failure }
+    let (result, afterTurn) = turn.run {
+      () -> (Result<State, DispatchError>, [CommitRecording<State>]) in
+      if let refused = refusal() { return (.failure(refused), []) }
+      return carryOut(.sequence(actions))
     }
-    return nil
+    return finish(result, afterTurn: afterTurn, action: Batch(actions))
   }
 
-  /// Continues a flow whose `next` was called after its dispatch ended, as a dispatch of its own.
-  @inlinable
-  func resume(_ action: any Action, _ flow: Flow<State>) throws(DispatchError) {
-    if fields.withLock({ $0.setup.closed }) { return }
-    if case .failure(let failure) = carryOut(.resume(action, flow)) { throw failure }
+  /// Runs the rest of a chain for an action a middleware passed on: at once during the
+  /// dispatch it belongs to; queued when this thread is carrying out another; as a dispatch of
+  /// its own otherwise.
+  func pass(
+    _ action: any Action, through chain: Chain<State>, from position: Int, dispatch: UInt64
+  ) throws(DispatchError) {
+    if turn.isHeldByCurrentThread {
+      if dispatch == currentDispatch {
+        try runChain(action, chain, from: position)
+      } else {
+        _ = queue(.resume(action, chain, position: position))
+      }
+      return
+    }
+    let work = Work<State>.resume(action, chain, position: position)
+    let (result, afterTurn) = turn.run { carryOut(work) }
+    if case .failure(let failure) = finish(result, afterTurn: afterTurn, action: action) {
+      throw failure
+    }
   }
 
-  /// Runs one piece of work, holding the turn; returns its failure.
-  ///
-  /// - Parameter work: The work.
-  /// - Returns: The work's failure, or nil.
-  @inlinable
-  func perform(_ work: consuming PendingWork<State>) -> DispatchError? {
-    switch consume work {
-    case .dispatch(let action, let isFallback):
-      process(action, plan: plan(for: action), watches: nil, isFallback: isFallback)
-    case .resume(let action, let flow):
-      process(action, plan: flow.plan, watches: flow.watches, isFallback: false)
+  private func queue(_ work: Work<State>) -> Result<State, DispatchError> {
+    if reducer.isReducing {
+      // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
+      fatalError(
+        "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+      )
+    }
+    followUps.append(work)
+    return .success(reducer.state)
+  }
+
+  private func reading<Value>(_ work: Work<State>, _ read: (State) -> Value)
+    -> (Result<Value, DispatchError>, [CommitRecording<State>])
+  {
+    let (result, afterTurn) = carryOut(work)
+    // Read in the turn, so that no caller keeps the state while other actions change it.
+    return (result.map(read), afterTurn)
+  }
+
+  /// Holding the turn: runs the work and every follow-up it queued.
+  private func carryOut(_ work: Work<State>)
+    -> (Result<State, DispatchError>, [CommitRecording<State>])
+  {
+    let failure = perform(work)
+    if let failure { handle(failure, isFallback: work.isFallback) }
+    runFollowUps()
+    let result: Result<State, DispatchError> =
+      if let failure { .failure(failure) } else { .success(reducer.state) }
+    return (result, chain.afterTurn)
+  }
+
+  private func perform(_ work: Work<State>) -> DispatchError? {
+    switch work {
+    case .action(let action, _):
+      return run(action, chain, from: 0)
+    case .resume(let action, let chain, let position):
+      return run(action, chain, from: position)
     case .sequence(let actions):
-      runSequence(actions)
+      for action in actions {
+        if let failure = run(action, chain, from: 0) { return failure }
+        runFollowUps()
+      }
+      return nil
     }
+  }
+
+  private func runFollowUps() {
+    while nextFollowUp < followUps.count {
+      let work = followUps[nextFollowUp]
+      nextFollowUp += 1
+      if let failure = perform(work) { handle(failure, isFallback: work.isFallback) }
+    }
+    followUps.removeAll(keepingCapacity: true)
+    nextFollowUp = 0
+  }
+
+  private func run(_ action: any Action, _ chain: Chain<State>, from position: Int)
+    -> DispatchError?
+  {
+    currentDispatch &+= 1
+    do {
+      try runChain(action, chain, from: position)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  /// Holding the turn: hands the action to the middleware at `position`, or to the reducers
+  /// past the last one.
+  private func runChain(_ action: any Action, _ chain: Chain<State>, from position: Int)
+    throws(DispatchError)
+  {
+    if closed { return }
+    guard position < chain.entries.count else {
+      try reduce(action, chain)
+      return
+    }
+    let entry = chain.entries[position]
+    let next = Next(link: link, chain: chain, position: position + 1, dispatch: currentDispatch)
+    let context = MiddlewareContext(link: link, action: action, middlewareName: entry.name)
+    do {
+      try entry.middleware.handle(action, context: context, next: next)
+    } catch let error as DispatchError {
+      throw error
+    } catch {
+      throw .rejected(by: entry.name, action: action, underlying: error)
+    }
+  }
+
+  // MARK: Reducing
+
+  private func reduce(_ action: any Action, _ chain: Chain<State>) throws(DispatchError) {
+    if type(of: action) == Batch.self, let batch = action as? Batch {
+      try reduce(batch, chain)
+    } else if reducer.stage != nil {
+      try reducer.stage(action)
+    } else {
+      let change = try reducer.commit(
+        action, route: registry.route(for: action), recordings: chain.recordings,
+        keepOld: observers.needsOldState)
+      if let change { committed(change, chain) }
+    }
+  }
+
+  private func reduce(_ batch: Batch, _ chain: Chain<State>) throws(DispatchError) {
+    if reducer.stage != nil {
+      // Nested: its actions are part of the enclosing batch.
+      for action in batch.actions { try runChain(action, chain, from: 0) }
+      return
+    }
+    let change = try reducer.commit(batch, registry: registry, recordings: chain.recordings) {
+      () throws(DispatchError) in
+      for action in batch.actions { try runChain(action, chain, from: 0) }
+    }
+    if let change { committed(change, chain) }
+  }
+
+  /// Holding the turn, after a commit: tells Observation, the observers, then the commit
+  /// observers. The observers run here, in the turn, on the dispatching thread, before the
+  /// dispatch returns; what they dispatch is queued behind the current action.
+  private func committed(_ change: Reducer<State>.Change, _ chain: Chain<State>) {
+    let state = reducer.state
+    let unchanged = change.old.map { old in isEqual?(old, state) ?? false } ?? false
+    if !unchanged {
+      if isTracked, let store { registrar.withMutation(of: store, keyPath: \.state) {} }
+      // A copy of the list: an observer may subscribe or cancel while it is told.
+      let observers = self.observers
+      observers.tell(change, state: state)
+    }
+    for recording in chain.recordings { recording.finish(state, change.commit) }
+  }
+
+  // MARK: Reading
+
+  /// The current state: read in the turn, or directly by the thread holding it.
+  func readState(tracked: Bool = false) -> State {
+    if turn.isHeldByCurrentThread {
+      stopIfReducing("A reducer read the store's state or dispatched to it.")
+      if tracked { isTracked = true }
+      return reducer.state
+    }
+    return turn.run {
+      if tracked { isTracked = true }
+      return reducer.state
+    }
+  }
+
+  /// Runs `body` holding the turn: directly when this thread holds it already.
+  func withTurn<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    if turn.isHeldByCurrentThread { return try body() }
+    return try turn.run(body)
+  }
+
+  func stopIfReducing(_ mistake: String) {
+    guard reducer.isReducing else { return }
+    // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
+    fatalError(
+      "\(mistake) Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+    )
   }
 
   // MARK: Errors
 
-  /// Publishes a failure found outside a dispatch and falls back from it, unless it was found
-  /// while this thread processes a fallback action (a fallback never falls back again).
-  func report(_ error: DispatchError) {
-    publish(error)
-    guard let fallback else { return }
-    if holds(.current) && local.pointee.processingFallback { return }
-    guard let action = fallback(error) else { return }
-    _ = carryOut(.dispatch(action, isFallback: true))
-  }
-
-  /// Publishes a failure of the turn holder's dispatch and queues the fallback action.
-  @inlinable
-  func handleFailure(_ error: DispatchError, isFallback: Bool) {
-    publish(error)
-    if !isFallback, let fallback, let next = fallback(error) {
-      local.pointee.pending.append(.dispatch(next, isFallback: true))
-    }
-  }
-
-  /// Sends a failure to every iterator of `errors`.
-  @inlinable
-  func publish(_ error: DispatchError) {
-    let sinks = fields.withLock { $0.errorSinks }
-    for sink in sinks.values { sink.yield(error) }
-  }
-
-  /// Closes the store: middleware are detached, sequences end, nothing more is delivered.
-  func close() {
-    let (chain, observers, errorSinks) = fields.withLock { fields in
-      let open = (fields.setup.plans.chain, fields.setup.observers, fields.errorSinks)
-      fields.errorSinks = [:]
-      changeSetup(&fields) { setup in
-        setup = Setup()
-        setup.closed = true
+  /// After the turn: runs the commit observers' `afterTurn`, and reports what fails.
+  private func finish<Value>(
+    _ result: Result<Value, DispatchError>, afterTurn: [CommitRecording<State>],
+    action: any Action
+  ) -> Result<Value, DispatchError> {
+    var result = result
+    for recording in afterTurn {
+      do {
+        try recording.afterTurn?()
+      } catch {
+        let failure =
+          error as? DispatchError
+          ?? .middlewareFailed(name: recording.name, action: action, underlying: error)
+        if case .success = result { result = .failure(failure) }
+        report(failure)
       }
-      return open
     }
-    // Closed, the state changes no more: a context that outlives the engine reads this.
-    let state = readState()
-    finalState.withLock { $0 = state }
-    for entry in chain { entry.middleware.didDetach(from: identifier) }
-    for sink in observers?.observers.allSinks ?? [] {
-      _ = sink.flag.cancel()
-      sink.finish?()
-    }
-    for sink in errorSinks.values { sink.finish() }
+    return result
   }
+
+  /// Holding the turn: publishes a failure and queues the fallback's action.
+  private func handle(_ failure: DispatchError, isFallback: Bool) {
+    publish(failure)
+    if !isFallback, let fallback, let action = fallback(failure) {
+      followUps.append(.action(action, isFallback: true))
+    }
+  }
+
+  /// Publishes a failure found outside a dispatch, and dispatches the fallback's action.
+  func report(_ failure: DispatchError) {
+    publish(failure)
+    guard let fallback, let action = fallback(failure) else { return }
+    _ = dispatch(.action(action, isFallback: true))
+  }
+
+  private func publish(_ failure: DispatchError) {
+    for sink in errorSinks.withLock({ Array($0.sinks.values) }) { sink.yield(failure) }
+  }
+
+  func makeErrorStream() -> AsyncStream<DispatchError> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: DispatchError.self, bufferingPolicy: .bufferingNewest(ErrorSequence.bufferLimit))
+    let id: UInt64? = errorSinks.withLock { sinks in
+      guard !sinks.closed else { return nil }
+      sinks.lastID += 1
+      sinks.sinks[sinks.lastID] = continuation
+      return sinks.lastID
+    }
+    guard let id else {
+      continuation.finish()
+      return stream
+    }
+    continuation.onTermination = { [weak self] _ in
+      _ = self?.errorSinks.withLock { $0.sinks.removeValue(forKey: id) }
+    }
+    return stream
+  }
+
+  // MARK: Observers
+
+  /// Adds an observer of a value: to the group that shares it, or a new group.
+  ///
+  /// - Returns: The subscription, and the value now.
+  func observe<Value: Sendable>(
+    _ select: @escaping @Sendable (State) -> Value,
+    isDuplicate: (@Sendable (Value, Value) -> Bool)?,
+    range: Range<Int>?, shareKey: AnyHashable?, initial: Bool,
+    finish: (@Sendable () -> Void)? = nil,
+    _ observer: @escaping @Sendable (Value) -> Void
+  ) -> Subscription {
+    withTurn {
+      stopIfReducing("A reducer subscribed to the store.")
+      let flag = CancellationFlag()
+      let id = observers.makeID()
+      let group: ValueGroup<State, Value>
+      if let shareKey, let shared = observers.group(sharing: shareKey) as? ValueGroup<State, Value>
+      {
+        group = shared
+      } else {
+        group = ValueGroup(
+          select: select, isDuplicate: isDuplicate, initial: select(reducer.state), range: range,
+          shareKey: shareKey)
+        if !closed { observers.add(group) }
+      }
+      if closed {
+        finish?()
+      } else {
+        group.add(.init(id: id, flag: flag, observer: observer, finish: finish))
+      }
+      if initial { observer(group.last) }
+      return makeSubscription(id: id, flag: flag)
+    }
+  }
+
+  /// Adds an observer of every change, with the state before and after.
+  func observeChanges(_ observer: @escaping @Sendable (StateChange<State>) -> Void)
+    -> Subscription
+  {
+    withTurn {
+      stopIfReducing("A reducer subscribed to the store.")
+      let flag = CancellationFlag()
+      let id = observers.makeID()
+      if !closed {
+        observers.add(ChangeGroup(id: id, flag: flag, isEqual: isEqual, observer: observer))
+      }
+      return makeSubscription(id: id, flag: flag)
+    }
+  }
+
+  private func makeSubscription(id: UInt64, flag: CancellationFlag) -> Subscription {
+    Subscription(flag: flag) { [weak self] in
+      guard let self else { return }
+      let finish = self.withTurn { self.observers.remove(id) }
+      finish?()
+    }
+  }
+
+  // MARK: Registration
+
+  func register(_ mutator: Mutator<State>) throws(RegistrationError) {
+    try withTurn { () throws(RegistrationError) in
+      // Validation reads the state through `Mirror`, which may run user code: in the turn.
+      let entry = try registry.validate(mutator, state: reducer.state)
+      registry = registry.adding(entry)
+    }
+  }
+
+  func unregister(_ key: MutatorKey) -> Bool {
+    withTurn {
+      guard let smaller = registry.removing(key) else { return false }
+      registry = smaller
+      return true
+    }
+  }
+
+  func use(_ middleware: any Middleware<State>) throws(RegistrationError) {
+    let name = middleware.name
+    if withTurn({ chain.names.contains(name) }) { throw .duplicateMiddleware(name) }
+    do {
+      try middleware.willAttach(to: link.storeID)
+    } catch {
+      throw .middlewareRefused(name: name, reason: String(describing: error))
+    }
+    let recording = middleware.commitObserver?.makeRecording(name, link.storeID)
+    let added = withTurn {
+      guard !chain.names.contains(name) else { return false }
+      let entry = Chain.Entry(name: name, middleware: middleware, recording: recording)
+      chain = Chain(chain.entries + [entry])
+      return true
+    }
+    if !added {
+      middleware.didDetach(from: link.storeID)
+      throw .duplicateMiddleware(name)
+    }
+  }
+
+  func removeMiddleware(named name: String) -> Bool {
+    let removed: (any Middleware<State>)? = withTurn {
+      guard let index = chain.entries.firstIndex(where: { $0.name == name }) else { return nil }
+      var entries = chain.entries
+      let removed = entries.remove(at: index)
+      chain = Chain(entries)
+      return removed.middleware
+    }
+    removed?.didDetach(from: link.storeID)
+    return removed != nil
+  }
+
+  // MARK: Closing
+
+  /// Ends the store: its middleware leave, its observers and error sequences finish, and a
+  /// kept `next` or context from now on does nothing.
+  func close() {
+    let (entries, finishes, state) = withTurn {
+      closed = true
+      let entries = chain.entries
+      chain = Chain()
+      return (entries, observers.removeAll(), reducer.state)
+    }
+    link.close(with: state)
+    for entry in entries { entry.middleware.didDetach(from: link.storeID) }
+    for finish in finishes { finish() }
+    let sinks = errorSinks.withLock { sinks in
+      sinks.closed = true
+      defer { sinks.sinks = [:] }
+      return Array(sinks.sinks.values)
+    }
+    for sink in sinks { sink.finish() }
+  }
+}
+
+/// The continuations of a store's error sequences.
+struct ErrorSinks {
+  var sinks: [UInt64: AsyncStream<DispatchError>.Continuation] = [:]
+  var lastID: UInt64 = 0
+  var closed = false
+}
+
+/// `==` of a type that turns out to be `Equatable`, found at run time; nil when it is not.
+func equality<Value>(of type: Value.Type) -> (@Sendable (Value, Value) -> Bool)? {
+  guard let equatable = type as? any (Equatable & Sendable).Type else { return nil }
+  func make<E: Equatable & Sendable>(_ type: E.Type) -> @Sendable (Value, Value) -> Bool {
+    { lhs, rhs in (lhs as? E) == (rhs as? E) }
+  }
+  return make(equatable)
 }

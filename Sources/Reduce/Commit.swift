@@ -1,0 +1,197 @@
+/// What a middleware records of a store's commits: the one contract of plugins that watch
+/// changes (undo history, an audit trail, persistence, a logged diff).
+///
+/// A middleware gives one as its ``Middleware/commitObserver``. The store then shows it
+/// every commit it makes, whatever action made it and however it was dispatched, at three
+/// moments:
+///
+/// - **before the commit**, `willCommit`, once the change is decided and before anyone can see
+///   it: throw to refuse it (a write-ahead log that could not write). The state then stays as
+///   it was, and the action fails with ``DispatchError/middlewareFailed(name:action:underlying:)``.
+/// - **after the commit**, `didCommit`, with the watched value before and after, once the
+///   store's observers were told.
+/// - **after the turn**, `afterTurn`, once the store has released its turn, on the dispatching
+///   thread, before `dispatch` returns: for work that should not hold up other dispatches,
+///   such as waiting for a log to reach the disk.
+///
+/// A ``Batch`` is one commit: its observer sees it once, with the mutators of all its actions.
+/// An action that reaches no handler is shown to `willCommit` (with no mutators) and not to
+/// `didCommit`: nothing changed.
+///
+/// ```swift
+/// struct History: Middleware {
+///   let steps = Steps()  // a class of your own, with a lock
+///   func handle(_ action: any Action, context: MiddlewareContext<Editor>, next: Next<Editor>)
+///     throws
+///   { try next(action) }
+///   var commitObserver: CommitObserver<Editor>? {
+///     CommitObserver(watching: \.document) { commit in
+///       if commit.before != commit.after { steps.append(commit.before) }
+///     }
+///   }
+/// }
+/// ```
+///
+/// `willCommit` and `didCommit` run in the store's turn, with no lock held: keep them short,
+/// and do not read the store from them (the value handed over is the one to use). A dispatch
+/// from them is queued, as one from a middleware is. `watching` runs like a reducer and must
+/// not touch the store.
+public struct CommitObserver<State: Sendable>: Sendable {
+  let makeRecording: @Sendable (_ name: String, _ store: ObjectIdentifier) -> CommitRecording<State>
+
+  /// Creates an observer of the commits, watching one value of the state.
+  ///
+  /// Only the watched value is kept from before a commit: a middleware that watches one
+  /// substate keeps no copy of the rest, and the reducers still change that rest in place.
+  ///
+  /// - Parameters:
+  ///   - value: Reads the watched value from a state (`\.document`, or `{ $0 }` for all of it).
+  ///   - willCommit: Shown each decided change before it is made; throws to refuse it.
+  ///   - didCommit: Told each commit, with the watched value before and after.
+  ///   - afterTurn: Called once after each turn in which this observer was shown a commit.
+  public init<Value: Sendable>(
+    watching value: @escaping @Sendable (State) -> Value,
+    willCommit: (@Sendable (PendingCommit) throws -> Void)? = nil,
+    didCommit: @escaping @Sendable (Commit<Value>) -> Void,
+    afterTurn: (@Sendable () throws -> Void)? = nil
+  ) {
+    makeRecording = { name, store in
+      WatchingRecording(
+        name: name, store: store, value: value, willCommit: willCommit, didCommit: didCommit,
+        afterTurn: afterTurn)
+    }
+  }
+
+  /// Creates an observer that is shown each change before it commits, and watches no value.
+  ///
+  /// - Parameters:
+  ///   - willCommit: Shown each decided change before it is made; throws to refuse it.
+  ///   - afterTurn: Called once after each turn in which this observer was shown a change.
+  public init(
+    willCommit: @escaping @Sendable (PendingCommit) throws -> Void,
+    afterTurn: (@Sendable () throws -> Void)? = nil
+  ) {
+    makeRecording = { name, store in
+      CommitRecording(name: name, store: store, willCommit: willCommit, afterTurn: afterTurn)
+    }
+  }
+}
+
+/// A change the store has decided and not yet made: what `willCommit` is shown.
+public struct PendingCommit: Sendable {
+  /// The action reduced: the one that reached the reducers; for a ``Batch``, the batch.
+  public let action: any Action
+  /// The keys of the mutators whose handlers make the change, in the order they run (for a
+  /// batch, those of all its actions). Empty when no handler takes the action.
+  public let mutators: [MutatorKey]
+  /// Whether the change replaces the whole state: a ``ReplaceState``, or a batch holding one.
+  public let replacesState: Bool
+  /// The identity of the store committing, as given to ``Middleware/willAttach(to:)``.
+  public let store: ObjectIdentifier
+
+  /// Creates a pending commit.
+  ///
+  /// - Parameters:
+  ///   - action: The action reduced.
+  ///   - mutators: The keys of the mutators that make the change.
+  ///   - replacesState: Whether it replaces the whole state.
+  ///   - store: The identity of the store.
+  public init(
+    action: any Action, mutators: [MutatorKey], replacesState: Bool, store: ObjectIdentifier
+  ) {
+    self.action = action
+    self.mutators = mutators
+    self.replacesState = replacesState
+    self.store = store
+  }
+}
+
+/// A change the store made: what `didCommit` is told.
+public struct Commit<Value: Sendable>: Sendable {
+  /// The action reduced: the one that reached the reducers; for a ``Batch``, the batch.
+  public let action: any Action
+  /// The keys of the mutators that made the change, in the order they ran.
+  public let mutators: [MutatorKey]
+  /// Whether the change replaced the whole state.
+  public let replacesState: Bool
+  /// The identity of the store that committed, as given to ``Middleware/willAttach(to:)``.
+  public let store: ObjectIdentifier
+  /// The watched value right before the change.
+  public let before: Value
+  /// The watched value right after it.
+  public let after: Value
+
+  /// Creates a commit.
+  ///
+  /// - Parameters:
+  ///   - change: The change, as it was shown before it was made.
+  ///   - before: The watched value before.
+  ///   - after: The watched value after.
+  public init(_ change: PendingCommit, before: Value, after: Value) {
+    action = change.action
+    mutators = change.mutators
+    replacesState = change.replacesState
+    store = change.store
+    self.before = before
+    self.after = after
+  }
+}
+
+/// One commit observer in one store: what the store calls. Made when the middleware joins the
+/// store, so that the watched value before a commit has a place of its own in each store.
+///
+/// Touched only in the store's turn, except ``afterTurn``.
+class CommitRecording<State: Sendable>: @unchecked Sendable {
+  // `@unchecked Sendable`: its mutable state (a subclass's value before) is touched only by the
+  // thread holding the store's turn.
+  let name: String
+  let store: ObjectIdentifier
+  let willCommit: (@Sendable (PendingCommit) throws -> Void)?
+  let afterTurn: (@Sendable () throws -> Void)?
+
+  init(
+    name: String, store: ObjectIdentifier,
+    willCommit: (@Sendable (PendingCommit) throws -> Void)?,
+    afterTurn: (@Sendable () throws -> Void)?
+  ) {
+    self.name = name
+    self.store = store
+    self.willCommit = willCommit
+    self.afterTurn = afterTurn
+  }
+
+  /// Reads the watched value before a change.
+  func begin(_ state: State) {}
+
+  /// Tells the observer of a commit, with the value before and `state` after.
+  func finish(_ state: State, _ change: PendingCommit) {}
+}
+
+private final class WatchingRecording<State: Sendable, Value: Sendable>: CommitRecording<State>,
+  @unchecked Sendable
+{
+  let value: @Sendable (State) -> Value
+  let didCommit: @Sendable (Commit<Value>) -> Void
+  var before: Value?
+
+  init(
+    name: String, store: ObjectIdentifier, value: @escaping @Sendable (State) -> Value,
+    willCommit: (@Sendable (PendingCommit) throws -> Void)?,
+    didCommit: @escaping @Sendable (Commit<Value>) -> Void,
+    afterTurn: (@Sendable () throws -> Void)?
+  ) {
+    self.value = value
+    self.didCommit = didCommit
+    super.init(name: name, store: store, willCommit: willCommit, afterTurn: afterTurn)
+  }
+
+  override func begin(_ state: State) {
+    before = value(state)
+  }
+
+  override func finish(_ state: State, _ change: PendingCommit) {
+    guard let before else { return }
+    self.before = nil
+    didCommit(Commit(change, before: before, after: value(state)))
+  }
+}

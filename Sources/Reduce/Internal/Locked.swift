@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A value guarded by a mutex: the one lock of the store and of every built-in plugin.
+///
+/// It is `package`, not public: a state container exports no lock. Plugins of this package use
+/// it; a plugin of your own uses whatever lock it likes.
+///
+/// Why not `Synchronization.Mutex`: on Linux its contended path waits in a futex that
+/// ThreadSanitizer does not see, so a run under ThreadSanitizer reports races on values only
+/// ever touched under the lock. A pthread mutex is understood by ThreadSanitizer everywhere.
+///
+/// Decide under the lock, act after it: run no user code inside ``withLock(_:)``.
+///
+/// `@unchecked Sendable`: the value is reached only inside `withLock`, holding the mutex.
+package final class Locked<Value>: @unchecked Sendable {
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private var value: Value
+
+  /// Creates a guarded value.
+  ///
+  /// - Parameter value: The initial value.
+  package init(_ value: Value) {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+    self.value = value
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+
+  /// Runs `body` with exclusive access to the value.
+  ///
+  /// - Parameter body: Reads or changes the value; it must not take the same lock.
+  /// - Returns: What `body` returns.
+  /// - Throws: What `body` throws.
+  package func withLock<Result, Failure: Error>(
+    _ body: (inout Value) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return try body(&value)
+  }
+
+  /// Waits until `isReady` holds, then runs `body`, in one hold of the lock.
+  ///
+  /// While it waits the lock is released. Whoever makes `isReady` true calls ``wakeAll()``.
+  ///
+  /// - Parameters:
+  ///   - isReady: Whether to stop waiting.
+  ///   - body: Runs once `isReady` holds.
+  /// - Returns: What `body` returns.
+  package func withLock<Result>(
+    when isReady: (Value) -> Bool, _ body: (inout Value) -> Result
+  ) -> Result {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    while !isReady(value) { condition.wait(on: mutex) }
+    return body(&value)
+  }
+
+  /// Wakes every thread waiting in ``withLock(when:_:)``.
+  package func wakeAll() {
+    pthread_mutex_lock(mutex)
+    condition.broadcast()
+    pthread_mutex_unlock(mutex)
+  }
+
+  private let condition = Condition()
+}
+
+/// A pthread condition variable that lives as long as its owner.
+final class Condition: @unchecked Sendable {
+  // `@unchecked Sendable`: pthread condition variables are made to be shared between threads.
+  private let pointer: UnsafeMutablePointer<pthread_cond_t>
+
+  init() {
+    pointer = .allocate(capacity: 1)
+    pointer.initialize(to: pthread_cond_t())
+    pthread_cond_init(pointer, nil)
+  }
+
+  deinit {
+    pthread_cond_destroy(pointer)
+    pointer.deallocate()
+  }
+
+  func wait(on mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    pthread_cond_wait(pointer, mutex)
+  }
+
+  func signal() { pthread_cond_signal(pointer) }
+
+  func broadcast() { pthread_cond_broadcast(pointer) }
+}
