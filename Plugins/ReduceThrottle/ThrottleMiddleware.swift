@@ -42,7 +42,6 @@ public struct ThrottleMiddleware<State: Sendable>: Middleware {
   ///   - name: The middleware's name, unique in a store's chain.
   /// - Throws: The ``ThrottleError`` of the first rule with invalid options: an interval or
   ///   duration that is not positive, or a `maxWait` shorter than its debounce duration.
-  @inlinable
   public init(
     rules: [ThrottleRule],
     clock: some Clock<Duration> = ContinuousClock(),
@@ -55,7 +54,6 @@ public struct ThrottleMiddleware<State: Sendable>: Middleware {
     }
   }
 
-  @usableFromInline
   init(
     rules: [ThrottleRule], clock: some Clock<Duration>, name: String,
     forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
@@ -94,31 +92,18 @@ public struct ThrottleMiddleware<State: Sendable>: Middleware {
 
   /// Holds back, delays or passes on an action by the rules; performs ``ThrottleAction``s.
   ///
-  /// The actions of a `Batch` (`context.batch` set) pass on at once: a batch is applied now and
-  /// whole.
+  /// The actions of a ``Batch`` go through the rules as any action does: one held back is not
+  /// part of the batch, and is delivered later as a dispatch of its own.
   ///
   /// - Parameters:
   ///   - action: The action.
-  ///   - context: The store's context: whether the action is one of a batch.
+  ///   - context: The store's context.
   ///   - next: Passes the action on, now or later.
   /// - Throws: The `DispatchError` of an action passed on at once.
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    // A batch is applied now and whole: holding back one of its actions would split it.
-    if context.batch != nil { return try next(action) }
     try engine.handle(action, next: next)
-  }
-
-  /// Whether the middleware wants actions of a type.
-  ///
-  /// It wants those some rule may match, and ``ThrottleAction``. With rules by type only, every
-  /// other action passes it by.
-  ///
-  /// - Parameter type: The action's type.
-  /// - Returns: Whether a rule may match it.
-  public func handles(_ type: any Action.Type) -> Bool {
-    engine.handles(type)
   }
 
   /// Joins a store; refuses a second store while it serves one.

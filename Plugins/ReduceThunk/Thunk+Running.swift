@@ -12,7 +12,6 @@ extension Thunk: ThunkPluginAction {
 
   /// Runs the thunk: a synchronous body now, during the dispatch of the thunk; an async one in
   /// a task of its own.
-  @inlinable
   func run(in environment: ThunkEnvironment<State>) throws {
     // The common case, inlined into `handle`: a synchronous body that nobody awaits and that
     // cancels nothing first. Its error rejects the dispatch.
@@ -25,7 +24,6 @@ extension Thunk: ThunkPluginAction {
   }
 
   /// Runs the thunk, whatever it is.
-  @usableFromInline
   func runInFull(_ environment: ThunkEnvironment<State>) throws {
     switch definition.work {
     case .sync(let body): try runSync(body, environment)

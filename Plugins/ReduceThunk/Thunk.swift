@@ -38,7 +38,6 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   ///
   /// A synchronous body is run at once; an async one is returned bound to its context, to be
   /// run in a task.
-  @usableFromInline
   enum Work: Sendable {
     case sync(@Sendable (ThunkEnvironment<State>) throws -> Value)
     case async(
@@ -50,18 +49,16 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   /// One reference, so that a thunk fits in an `any Action` without a box of its own and is
   /// copied by a retain (thunk-sync: 5,908 -> 4,931 instructions per dispatch, with handlers
   /// kept as classes).
-  @usableFromInline
   final class Definition: Sendable {
     let id: (any Hashable & Sendable)?
     let cancellationID: CancellationID?
-    @usableFromInline let cancelInFlight: Bool
-    @usableFromInline let work: Work
+    let cancelInFlight: Bool
+    let work: Work
     /// Runs a thunk of this type in a store of `State`; see ``Thunk/handle``.
-    @usableFromInline let handle: ThunkHandler<State>.Body
+    let handle: ThunkHandler<State>.Body
     /// Set on the copy `perform` dispatches: where the outcome goes.
-    @usableFromInline let ticket: PerformTicket<Value>?
+    let ticket: PerformTicket<Value>?
 
-    @usableFromInline
     init(
       id: (any Hashable & Sendable)?, cancelInFlight: Bool, work: Work,
       handle: @escaping ThunkHandler<State>.Body
@@ -85,7 +82,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     }
   }
 
-  @usableFromInline let definition: Definition
+  let definition: Definition
 
   /// The cancellation id, when the thunk has one.
   public var id: (any Hashable & Sendable)? { definition.id }
@@ -107,7 +104,6 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     Thunk(definition: Definition(definition, ticket: ticket))
   }
 
-  @inlinable
   init(
     id: (any Hashable & Sendable)?, cancelInFlight: Bool, work: Work
   ) {
@@ -119,7 +115,6 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   /// Each thunk keeps it. Inlined into the initialisers, where `State` and `Value` are usually
   /// concrete, it is compiled for them, and so is the body's run: no generic metadata is looked
   /// up at run time. It captures nothing, so keeping it allocates nothing.
-  @inlinable
   static var handle: ThunkHandler<State>.Body {
     { action, environment in
       // Handlers are kept by type: the action is always of this type.
@@ -135,7 +130,6 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   ///     with `cancelInFlight`.
   ///   - cancelInFlight: Whether to cancel the async thunks in flight with the same `id` first.
   ///   - body: The work; it runs while the thunk is dispatched.
-  @inlinable
   public init(
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) throws -> Value
@@ -152,7 +146,6 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   ///   - id: A cancellation id, for ``CancelThunks`` and `cancelInFlight`.
   ///   - cancelInFlight: Whether to cancel the thunks in flight with the same `id` first.
   ///   - body: The work; it runs in a task of its own.
-  @inlinable
   public init(
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) async throws -> Value
@@ -171,7 +164,6 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   ///     with `cancelInFlight`.
   ///   - cancelInFlight: Whether to cancel the async thunks in flight with the same `id` first.
   ///   - body: The work; its context's type names the dependencies it needs.
-  @inlinable
   public init<Dependencies: Sendable>(
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) throws -> Value
@@ -188,7 +180,6 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   ///   - id: A cancellation id, for ``CancelThunks`` and `cancelInFlight`.
   ///   - cancelInFlight: Whether to cancel the thunks in flight with the same `id` first.
   ///   - body: The work; its context's type names the dependencies it needs.
-  @inlinable
   public init<Dependencies: Sendable>(
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) async throws -> Value

@@ -10,15 +10,13 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   ///
   /// An API client, a clock, a database handle: swap them in tests.
   public let dependencies: Dependencies
-  @usableFromInline let environment: ThunkEnvironment<State>
+  let environment: ThunkEnvironment<State>
 
-  @inlinable
   init(_ environment: ThunkEnvironment<State>, dependencies: Dependencies) {
     self.environment = environment
     self.dependencies = dependencies
   }
 
-  @inlinable
   init(resolving environment: ThunkEnvironment<State>) throws(ThunkError) {
     guard let dependencies = environment.dependencies as? Dependencies else {
       throw .dependenciesMismatch(
@@ -45,7 +43,7 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   ///
   /// - Parameter action: The action; another thunk is started as if the store dispatched it.
   /// - Returns: The state after the action, or why it failed.
-  @inlinable @discardableResult
+  @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
     // A synchronous thunk is never cancelled: no guard, and no array to build. Inlinable, so
     // that the body's dispatch runs compiled for its state type
@@ -80,7 +78,6 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
 
   /// Runs a dispatch, unless this is an async thunk that was cancelled: checked now, and again
   /// once the dispatch holds the store's turn, before any middleware sees it.
-  @usableFromInline
   func guarded(_ actions: [any Action]) -> Result<State, DispatchError> {
     guard let run = environment.run, let first = actions.first else {
       return environment.base.dispatch(actions)

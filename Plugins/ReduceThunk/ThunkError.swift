@@ -12,9 +12,6 @@ public enum ThunkError: Error, Equatable, Sendable {
   /// The thunk was built for a store whose state is `expected`, but dispatched to a store whose
   /// state is `found`.
   case stateMismatch(expected: String, found: String)
-  /// A `Batch` contains a thunk or a ``CancelThunks`` (named here); a batch is reduced as one
-  /// step and its actions never meet ``ThunkMiddleware``.
-  case unsupportedInBatch(action: String)
 }
 
 extension ThunkError: CustomStringConvertible {
@@ -29,8 +26,6 @@ extension ThunkError: CustomStringConvertible {
       "The thunk needs dependencies of type \(expected), but the store's ThunkMiddleware has \(found); give ThunkMiddleware a value of type \(expected), or annotate the thunk's context with ThunkContext<_, \(found)>."
     case .stateMismatch(let expected, let found):
       "The thunk is for a store of \(expected) but was dispatched to a store of \(found); build it as Thunk<\(found), _>."
-    case .unsupportedInBatch(let action):
-      "\(action) was put in a Batch, whose actions never meet ThunkMiddleware; dispatch it on its own, or use dispatch([...]) instead of Batch."
     }
   }
 }

@@ -31,7 +31,6 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   ///     In tests, pass the `ManualClock` the thunks sleep on (ReduceTesting): its `advance` then
   ///     runs the thunks that are ready until they wait on the clock before it moves time, so a
   ///     test that dispatches a sleeping thunk and advances the clock is deterministic.
-  @inlinable
   public init(dependencies: Dependencies, executor: (any TaskExecutor)? = nil) {
     let runtime = ThunkRuntime(executor: executor)
     let handlers = ThunkHandlers<State>()
@@ -41,18 +40,14 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
     // are the handlers it calls and the rest of the chain: no generic metadata is looked up at
     // run time (thunk-sync: 10,762 -> 5,908 instructions per dispatch, with `Thunk.handle`).
     self.init(dependencies: dependencies, runtime: runtime) { action, context, next in
-      // The store calls `handle` only for the types `handles(_:)` accepts: thunks and
-      // `CancelThunks`. Another action, handed here directly, is passed on untouched.
+      // Thunks and `CancelThunks` have a handler; every other action is passed on untouched.
       guard let handler = handlers.handler(for: action) else { return try next(action) }
-      // A batch is applied at once, all or nothing; a thunk's work cannot be part of it.
-      if context.batch != nil { throw ThunkError.unsupportedInBatch(action: "\(action)") }
       let environment = ThunkEnvironment(
         base: context, dependencies: boxed, runtime: runtime, run: nil)
       try handler.body(action, environment)
     }
   }
 
-  @usableFromInline
   init(
     dependencies: Dependencies, runtime: ThunkRuntime,
     handleAction:
@@ -73,22 +68,11 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   ///   - context: The store's state, dispatch and error reporting.
   ///   - next: Passes other actions on.
   /// - Throws: The error of a synchronous thunk nobody awaits; a ``ThunkError`` for a thunk of
-  ///   another state type, a body whose dependencies do not match, or a `Batch` holding a thunk.
+  ///   another state type, or a body whose dependencies do not match.
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
     try handleAction(action, context, next)
-  }
-
-  /// Whether the middleware wants actions of a type.
-  ///
-  /// It wants thunks and ``CancelThunks`` (also when they are actions of a `Batch`, which it
-  /// rejects). Every other action passes it by.
-  ///
-  /// - Parameter type: The action's type.
-  /// - Returns: Whether it is one of those.
-  public func handles(_ type: any Action.Type) -> Bool {
-    type is any ThunkPluginAction.Type
   }
 
   /// Starts serving a store.
@@ -111,7 +95,6 @@ extension ThunkMiddleware where Dependencies == Void {
   ///
   /// - Parameter executor: The executor the tasks of asynchronous thunks prefer; nil for the
   ///   default (see ``init(dependencies:executor:)``).
-  @inlinable
   public init(executor: (any TaskExecutor)? = nil) {
     self.init(dependencies: (), executor: executor)
   }

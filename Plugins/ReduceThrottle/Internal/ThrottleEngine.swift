@@ -5,7 +5,6 @@ protocol ThrottleEngine<State>: Sendable {
   associatedtype State: Sendable
   var heldCount: Int { get }
   func handle(_ action: any Action, next: Next<State>) throws
-  func handles(_ type: any Action.Type) -> Bool
   func flush()
   func cancel(key: ThrottleKey)
   func willAttach(to store: ObjectIdentifier) throws
@@ -33,9 +32,6 @@ where C.Duration == Duration {
   let book: Locked<ThrottleBook<State, C.Instant>>
   /// Passes an action on at once, compiled for the store's state type.
   let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
-  /// Whether every rule matches one action type, so that an action's type alone can decide
-  /// that no rule matches it.
-  let rulesMatchByType: Bool
 
   init(
     rules: [ThrottleRule], clock: C,
@@ -46,21 +42,10 @@ where C.Duration == Duration {
     self.executor = clock as? any TaskExecutor
     self.book = Locked(ThrottleBook(timings: rules.map(\.timing)))
     self.forward = forward
-    self.rulesMatchByType = rules.allSatisfy { $0.actionType != nil }
   }
 
   var heldCount: Int {
     book.withLock { $0.heldCount }
-  }
-
-  /// Whether any rule may match actions of a type, or it is ``ThrottleAction``.
-  ///
-  /// Rules and commands match a type by its identity, so while every rule matches by type the
-  /// types no rule names are declined; a key closure over every action may match anything.
-  func handles(_ type: any Action.Type) -> Bool {
-    let type = ObjectIdentifier(type)
-    guard rulesMatchByType, type != ObjectIdentifier(ThrottleAction.self) else { return true }
-    return rules.contains { $0.actionType == type }
   }
 
   func handle(_ action: any Action, next: Next<State>) throws {

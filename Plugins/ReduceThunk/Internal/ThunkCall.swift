@@ -92,7 +92,6 @@ final class ThunkCall<Value: Sendable>: Sendable {
 /// Travels with a performed thunk; when every copy of the thunk is gone and no middleware started
 /// it (a middleware before ``ThunkMiddleware`` dropped it), the waiting `perform` fails instead
 /// of waiting forever.
-@usableFromInline
 final class PerformTicket<Value: Sendable>: Sendable {
   let call: ThunkCall<Value>
 

@@ -9,15 +9,13 @@ let thunkMiddlewareName = "ThunkMiddleware"
 /// One type for both, so that the middleware's context in it is copied once per thunk rather
 /// than once per step (thunk-sync: 4,931 -> 4,564 instructions per dispatch; taking it
 /// `consuming` made it 5,349).
-@usableFromInline
 struct ThunkEnvironment<State: Sendable>: Sendable {
-  @usableFromInline let base: MiddlewareContext<State>
-  @usableFromInline let dependencies: any Sendable
-  @usableFromInline let runtime: ThunkRuntime
+  let base: MiddlewareContext<State>
+  let dependencies: any Sendable
+  let runtime: ThunkRuntime
   /// The run of an async thunk; nil for a synchronous one.
-  @usableFromInline let run: ThunkRun?
+  let run: ThunkRun?
 
-  @inlinable
   init(
     base: MiddlewareContext<State>, dependencies: any Sendable, runtime: ThunkRuntime,
     run: ThunkRun?

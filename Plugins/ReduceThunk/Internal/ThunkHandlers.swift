@@ -4,15 +4,13 @@ public import Reduce
 ///
 /// A class, so that a table of handlers holds each as one reference: a closure kept in a table
 /// is converted back each time it is read, at the cost of an allocation.
-@usableFromInline
 final class ThunkHandler<State: Sendable>: Sendable {
   /// Runs an action, of the handler's type, in the middleware's environment.
-  @usableFromInline typealias Body =
+  typealias Body =
     @Sendable (any Action, ThunkEnvironment<State>) throws -> Void
 
-  @usableFromInline let body: Body
+  let body: Body
 
-  @usableFromInline
   init(_ body: @escaping Body) {
     self.body = body
   }
@@ -23,16 +21,13 @@ final class ThunkHandler<State: Sendable>: Sendable {
 /// A type's handler is found once, through a cast of its first action to ``ThunkPluginAction``,
 /// and kept: the cast looks the conformance up, which cost about 1,400 instructions per
 /// dispatch, and the table about 430.
-@usableFromInline
 final class ThunkHandlers<State: Sendable>: Sendable {
-  @usableFromInline let table = Locked<[ObjectIdentifier: ThunkHandler<State>]>([:])
+  let table = Locked<[ObjectIdentifier: ThunkHandler<State>]>([:])
 
-  @usableFromInline
   init() {}
 
   /// The handler of an action's type; nil when the action is neither a thunk nor
   /// ``CancelThunks``.
-  @inlinable
   func handler(for action: any Action) -> ThunkHandler<State>? {
     let key = ObjectIdentifier(type(of: action))
     if let handler = table.withLock({ $0[key] }) { return handler }
@@ -40,7 +35,6 @@ final class ThunkHandlers<State: Sendable>: Sendable {
   }
 
   /// Finds the handler of an action's type and keeps it.
-  @usableFromInline
   func learnHandler(for action: any Action, key: ObjectIdentifier) -> ThunkHandler<State>? {
     guard let own = action as? any ThunkPluginAction else { return nil }
     let handler = own.handler(in: State.self)

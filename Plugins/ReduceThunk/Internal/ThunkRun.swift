@@ -4,7 +4,6 @@ import Reduce
 ///
 /// The task is attached after the run is registered, so a cancellation that comes first is
 /// remembered and applied to the task as soon as it is attached.
-@usableFromInline
 final class ThunkRun: Sendable {
   private struct Storage {
     var task: Task<Void, Never>?

@@ -6,7 +6,6 @@ import Reduce
 /// Decided under the lock, acted on after it: the methods return the runs to cancel, and the
 /// caller cancels them (which runs task cancellation handlers, user code) after the lock is
 /// released.
-@usableFromInline
 final class ThunkRuntime: Sendable {
   private struct Entry {
     let store: ObjectIdentifier
@@ -24,7 +23,6 @@ final class ThunkRuntime: Sendable {
   /// The executor the thunks' tasks prefer, when one was given (a test's `ManualClock`).
   let executor: (any TaskExecutor)?
 
-  @usableFromInline
   init(executor: (any TaskExecutor)? = nil) {
     self.executor = executor
   }
