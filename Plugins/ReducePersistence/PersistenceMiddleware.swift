@@ -49,9 +49,6 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
   public let attachmentErrors: [PersistenceError]
   private let scope: WritableKeyPath<State, Value> & Sendable
   private let engine: PersistenceEngine<State, Value>
-  /// Passes an action on watching the value; made in `init`, where the types are known.
-  private let passWatched:
-    @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws(DispatchError) -> Void
 
   /// Creates the middleware and restores the file.
   ///
@@ -104,14 +101,6 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
     self.path = path
     self.scope = scope
     self.engine = engine
-    self.passWatched = { action, context, next throws(DispatchError) in
-      try next(
-        action, watching: { $0[keyPath: scope] },
-        onReduced: { reduction in
-          guard reduction.before != reduction.after else { return }
-          engine.changed(to: reduction.after, by: reduction.action, context: context)
-        })
-    }
   }
 
   /// Reads the file: its value and bytes, or nil when there is none; or the error the policy
@@ -206,9 +195,8 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
     return true
   }
 
-  /// Passes the action on and notes whether it changed the kept value.
-  ///
-  /// The actions of a `Batch` pass on unwatched: the batch is watched as one change.
+  /// Keeps the store's context, to report failed saves and dispatch `onSave` actions later,
+  /// and passes the action on.
   ///
   /// - Parameters:
   ///   - action: The action.
@@ -218,8 +206,20 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    guard context.batch == nil else { return try next(action) }
-    try passWatched(action, context, next)
+    engine.keep(context)
+    try next(action)
+  }
+
+  /// Notes each commit that changes the kept value, whatever action made it (a `Batch` is one
+  /// commit), and saves it once changes pause.
+  public var commitObserver: CommitObserver<State>? {
+    let engine = engine
+    return CommitObserver(
+      watching: { [scope] in $0[keyPath: scope] },
+      didCommit: { commit in
+        guard commit.before != commit.after else { return }
+        engine.changed(to: commit.after, by: commit.action, in: commit.store)
+      })
   }
 
   /// Joins a store; refuses a second store while it serves one.

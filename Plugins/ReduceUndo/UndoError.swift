@@ -2,6 +2,8 @@
 public enum UndoError: Error, Equatable, Sendable {
   /// The `limit` given to the initialiser is below 1; a history keeps at least one step.
   case invalidLimit(Int)
+  /// The `groupWithin` window given to the initialiser is not positive.
+  case invalidGroupingWindow(Duration)
   /// The middleware named `name` already serves a store: one instance serves one store.
   ///
   /// Thrown from ``UndoMiddleware/willAttach(to:)``; the store reports it as
@@ -10,8 +12,11 @@ public enum UndoError: Error, Equatable, Sendable {
   /// An ``UndoAction/endGroup`` arrived with no group open. It was ignored; this is reported on
   /// the store's `errors` as `DispatchError.middlewareFailed`.
   case unmatchedEndGroup
-  /// A `Batch` contains an ``UndoAction``. Commands do not compose with changes in one atomic
-  /// step, so the whole batch is rejected and nothing changes; dispatch the command on its own.
+  /// A `Batch` contains an ``UndoAction``, at any depth. Commands do not compose with changes
+  /// into one commit, so the whole batch is rejected when the middleware meets it, before any of
+  /// its actions runs, and nothing changes; dispatch the command on its own. This holds for
+  /// `beginGroup` and `endGroup` too: a batch is one step already; to group several dispatches,
+  /// dispatch `beginGroup` before them and `endGroup` after them.
   case commandInBatch
 }
 
@@ -21,6 +26,8 @@ extension UndoError: CustomStringConvertible {
     switch self {
     case .invalidLimit(let limit):
       "An undo limit of \(limit) keeps no step; pass a limit of 1 or more."
+    case .invalidGroupingWindow(let window):
+      "An undo groupWithin window of \(window) groups nothing; pass a positive duration."
     case .alreadyAttached(let name):
       "The undo middleware '\(name)' already serves a store; create one UndoMiddleware per store."
     case .unmatchedEndGroup:

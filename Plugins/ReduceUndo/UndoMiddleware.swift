@@ -3,12 +3,11 @@ public import Reduce
 
 /// A middleware that keeps an undo/redo history of a store's state, or of one substate of it.
 ///
-/// It records a step for every action it passes on that changes the tracked state, and answers
+/// It records a step for every commit of the store that changes the tracked state, and answers
 /// ``UndoAction`` commands by restoring a recorded state through `ReplaceState`. With a `scope`,
 /// only that substate is recorded and restored: the rest of the state (a selection, a network
-/// status) stays as it is now. It records by watching each action's reduction through
-/// `next(_:watching:onReduced:)`, so it also records an action that a middleware after it
-/// delivers later. A `Batch` is one step; its actions make none of their own.
+/// status) stays as it is now. It records from its ``commitObserver``, so it also records an
+/// action that a middleware after it delivers later. A `Batch` is one commit, so one step.
 ///
 /// ```swift
 /// let undo = try UndoMiddleware<Editor>(scope: \.document, limit: 200)
@@ -27,44 +26,17 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   public let name: String
   /// The most steps kept, past and future together; the oldest is dropped first.
   public let limit: Int
-  @usableFromInline let engine: any UndoEngine
-  /// The recorder's `handle`, for a recorder whose tracked type the middleware does not name.
-  @usableFromInline let handleAction:
-    @Sendable (any Action, MiddlewareContext<State>, Next<State>, UndoMiddleware) throws -> Void
+  let engine: any UndoEngine<State>
   private let registrar = ObservationRegistrar()
-  /// `\.status`, made once: a key path literal of a generic class is built anew each time it is
-  /// evaluated, which cost more than recording a step.
+  /// `\.status`, made once: a key path of a generic class is built anew each time its literal
+  /// is evaluated.
   private let statusPath: KeyPath<UndoMiddleware, UndoStatus> & Sendable = \.status
 
-  /// Creates the middleware around an engine and the closure that calls its recorder.
-  ///
-  /// Not inlinable: it initialises the private stored properties, which code inlined into an
-  /// app cannot reach.
-  @usableFromInline
-  init(
-    name: String, limit: Int, engine: any UndoEngine,
-    handleAction:
-      @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>, UndoMiddleware)
-      throws -> Void
-  ) {
-    self.name = name
-    self.limit = limit
-    self.engine = engine
-    self.handleAction = handleAction
-  }
-
   /// Creates the middleware around a recorder.
-  ///
-  /// The closure that calls the recorder is made here, where this initialiser is inlined: where
-  /// `State` is concrete, the recorder's code runs compiled for it.
-  @inlinable
-  convenience init<Substate>(recorder: UndoRecorder<State, Substate>) {
-    self.init(
-      name: recorder.name, limit: recorder.options.limit, engine: recorder,
-      handleAction: { [watcher = recorder.makeWatcher()] action, context, next, middleware in
-        try recorder.handle(
-          action, context: context, next: next, watcher: watcher, notifying: middleware)
-      })
+  init<Substate>(recorder: UndoRecorder<State, Substate>) {
+    self.name = recorder.name
+    self.limit = recorder.options.limit
+    self.engine = recorder
   }
 
   /// Creates an undo middleware that tracks one substate, through a key path.
@@ -76,21 +48,30 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   ///     the state; undo and redo never land on a state only it produced. Default: every action.
   ///   - groupBy: A key for each action: consecutive actions with the same non-nil key make
   ///     one step (typing in one field). Default: no grouping.
+  ///   - groupWithin: The longest pause between two changes that make one step: each change
+  ///     that comes within it after the one before merges into that one's step (a burst of
+  ///     typing, a drag). With `groupBy` too, a change merges only when both agree. Positive;
+  ///     default: no grouping by time.
   ///   - label: The name of the step an action starts, for "Undo Typing" menus.
+  ///   - clock: The clock that times `groupWithin`; `ContinuousClock` by default.
   ///   - name: The middleware's name in the chain.
-  /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1.
-  @inlinable
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1,
+  ///   ``UndoError/invalidGroupingWindow(_:)`` when `groupWithin` is not positive.
   public convenience init<Substate: Equatable & Sendable>(
     scope: WritableKeyPath<State, Substate> & Sendable,
     limit: Int = 100,
     filter: (@Sendable (any Action) -> Bool)? = nil,
     groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)? = nil,
+    groupWithin: Duration? = nil,
     label: (@Sendable (any Action) -> String?)? = nil,
+    clock: some Clock<Duration> = ContinuousClock(),
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
     let recorder = try UndoRecorder<State, Substate>(
       name: name,
-      options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
+      options: UndoOptions(
+        limit: limit, filter: filter, groupBy: groupBy, groupWithin: groupWithin, label: label,
+        clock: clock),
       read: { $0[keyPath: scope] },
       embed: { state, substate in
         var state = state
@@ -104,27 +85,34 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   ///
   /// - Parameters:
   ///   - scope: Reads and writes the substate recorded and restored. Its `get` runs right before
-  ///     and right after each reduction, while the store is reducing: like a reducer, it must
+  ///     and right after each commit, while the store is reducing: like a reducer, it must
   ///     not read the store.
   ///   - limit: The most steps kept, past and future together; at least 1.
   ///   - filter: Whether an action makes an undo step. Default: every action.
   ///   - groupBy: A key for each action: consecutive actions with the same non-nil key make
   ///     one step. Default: no grouping.
+  ///   - groupWithin: The longest pause between two changes that make one step. Default: no
+  ///     grouping by time.
   ///   - label: The name of the step an action starts.
+  ///   - clock: The clock that times `groupWithin`; `ContinuousClock` by default.
   ///   - name: The middleware's name in the chain.
-  /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1.
-  @inlinable
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1,
+  ///   ``UndoError/invalidGroupingWindow(_:)`` when `groupWithin` is not positive.
   public convenience init<Substate: Equatable & Sendable>(
     scope: Lens<State, Substate>,
     limit: Int = 100,
     filter: (@Sendable (any Action) -> Bool)? = nil,
     groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)? = nil,
+    groupWithin: Duration? = nil,
     label: (@Sendable (any Action) -> String?)? = nil,
+    clock: some Clock<Duration> = ContinuousClock(),
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
     let recorder = try UndoRecorder<State, Substate>(
       name: name,
-      options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
+      options: UndoOptions(
+        limit: limit, filter: filter, groupBy: groupBy, groupWithin: groupWithin, label: label,
+        clock: clock),
       read: { scope.get($0) },
       embed: { state, substate in
         var state = state
@@ -169,28 +157,29 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
 
   // MARK: Middleware
 
-  /// Carries out an ``UndoAction``, or passes any other action on and records the change its
-  /// reduction makes.
+  /// Carries out an ``UndoAction``, or passes any other action on.
   ///
   /// An ``UndoAction`` is not passed on; undo, redo and jump pass on a `ReplaceState` instead,
-  /// which records no step. Any other action is passed on watching its reduction: whenever it is
-  /// reduced, now or later, a change of the tracked state makes a step. The actions of a `Batch`
-  /// are passed on without a watch: the batch makes one step for all of them.
+  /// whose commit records no step. Any other action is passed on; the ``commitObserver``
+  /// records the change it commits.
   ///
   /// - Parameters:
   ///   - action: The action.
   ///   - context: The store's state and error reporting.
   ///   - next: Passes an action on to the rest of the chain and the reducers.
-  /// - Throws: ``UndoError/commandInBatch`` for an ``UndoAction`` that is one of a `Batch`'s
-  ///   actions, which rejects the whole batch; the `DispatchError` of the rest of the chain.
+  /// - Throws: ``UndoError/commandInBatch`` for a `Batch` that holds an ``UndoAction``, at any
+  ///   depth, which rejects the whole batch; the `DispatchError` of the rest of the chain.
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    try handleAction(action, context, next, self)
+    try engine.handle(action, context: context, next: next)
   }
 
+  /// Records a step for each commit that changes the tracked value, whatever action made it
+  /// (a `Batch` is one commit); a restore of this middleware's records none.
+  public var commitObserver: CommitObserver<State>? { engine.commitObserver }
+
   /// Tells Observation that the status changed.
-  @usableFromInline
   func statusDidChange() {
     registrar.withMutation(of: self, keyPath: statusPath) {}
   }
@@ -220,20 +209,27 @@ extension UndoMiddleware where State: Equatable {
   ///     the state; undo and redo never land on a state only it produced. Default: every action.
   ///   - groupBy: A key for each action: consecutive actions with the same non-nil key make
   ///     one step (typing in one field). Default: no grouping.
+  ///   - groupWithin: The longest pause between two changes that make one step. Default: no
+  ///     grouping by time.
   ///   - label: The name of the step an action starts, for "Undo Typing" menus.
+  ///   - clock: The clock that times `groupWithin`; `ContinuousClock` by default.
   ///   - name: The middleware's name in the chain.
-  /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1.
-  @inlinable
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when `limit` is below 1,
+  ///   ``UndoError/invalidGroupingWindow(_:)`` when `groupWithin` is not positive.
   public convenience init(
     limit: Int = 100,
     filter: (@Sendable (any Action) -> Bool)? = nil,
     groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)? = nil,
+    groupWithin: Duration? = nil,
     label: (@Sendable (any Action) -> String?)? = nil,
+    clock: some Clock<Duration> = ContinuousClock(),
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
     let recorder = try UndoRecorder<State, State>(
       name: name,
-      options: UndoOptions(limit: limit, filter: filter, groupBy: groupBy, label: label),
+      options: UndoOptions(
+        limit: limit, filter: filter, groupBy: groupBy, groupWithin: groupWithin, label: label,
+        clock: clock),
       read: { $0 }, embed: { _, state in state })
     self.init(recorder: recorder)
   }

@@ -80,13 +80,43 @@ func holdingEditsBack(until gate: AsyncGate, in tasks: TaskList) -> AnyMiddlewar
     first.withLock { $0 = nil }
   }
 
-  @Test("undo sees every action type in the chain: it records by watching there")
-  func handlesEveryType() throws {
+  @Test("undo records every commit, whatever action made it: a ReplaceState from the app too")
+  func recordsEveryCommit() throws {
     let undo = try UndoMiddleware<Editor>(scope: \.document)
-    #expect(undo.handles(UndoAction.self))
-    #expect(undo.handles(Batch.self))
-    #expect(undo.handles(Edit.self))
-    #expect(undo.handles(ReplaceState<Editor>.self))
+    let store = try makeStore(undo)
+    try store.dispatchAll(Edit.type("a"))
+    try store.dispatchAll(ReplaceState(Editor(document: Document(text: "loaded"), selection: 4)))
+    #expect(undo.pastCount == 2)
+    try store.dispatchAll(UndoAction.undo)
+    #expect(store.state == Editor(document: Document(text: "a"), selection: 4))
+  }
+
+  @Test(
+    "a restore that a middleware after undo defers leaves the history; it commits later as a new step",
+    .timeLimit(.minutes(1)))
+  func deferredRestore() async throws {
+    let tasks = TaskList()
+    let gate = AsyncGate()
+    let holdRestores = AnyMiddleware<Editor>(name: "hold") { action, _, next in
+      guard action is ReplaceState<Editor> else { return try next(action) }
+      tasks.add(
+        Task {
+          await gate.wait()
+          try next(action)
+        })
+    }
+    let undo = try UndoMiddleware<Editor>(scope: \.document)
+    let store = try makeStore(undo, after: [holdRestores])
+    try store.dispatchAll(Edit.type("a"), Edit.type("b"))
+    try store.dispatchAll(UndoAction.undo)
+    // Not committed yet: the history has not moved.
+    #expect(store.state.document.text == "ab")
+    #expect(undo.status == UndoStatus(pastCount: 2))
+    await gate.open()
+    try await tasks.waitForAll()
+    // Committed outside the command: a change like any other, which undo reverts.
+    #expect(store.state.document.text == "a")
+    #expect(undo.status == UndoStatus(pastCount: 3))
   }
 
   @Test("a late reduction of a store the middleware left before it happened joins no history")

@@ -18,7 +18,7 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
   /// A value that changed and is not saved yet.
   struct Pending: Sendable {
     var value: Value
-    /// The action whose reduction made the change, for error reports.
+    /// The action whose commit made the change, for error reports.
     var action: any Action
     /// Counts changes: a higher number is a newer value.
     var sequence: UInt64
@@ -26,7 +26,7 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
 
   struct Book: Sendable {
     var attachment: ObjectIdentifier?
-    /// The context of the last change, to report failures and dispatch outcomes later.
+    /// A context of the store served, to report failures and dispatch outcomes later.
     var context: MiddlewareContext<State>?
     var pending: Pending?
     /// When the first pending change arrived, for `maxWait`.
@@ -85,12 +85,19 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
 
   // MARK: Changes and the timer
 
-  /// Notes a changed value and makes sure a timer will save it.
-  func changed(to value: Value, by action: any Action, context: MiddlewareContext<State>) {
+  /// Keeps a context of the store served, for the reports and dispatches of later saves.
+  func keep(_ context: MiddlewareContext<State>) {
+    book.withLock { book in
+      guard book.context == nil, book.attachment == context.storeID else { return }
+      book.context = context
+    }
+  }
+
+  /// Notes a changed value of the store served and makes sure a timer will save it.
+  func changed(to value: Value, by action: any Action, in store: ObjectIdentifier) {
     let now = timing.now()
     let start: UInt64? = book.withLock { book in
-      guard book.attachment != nil else { return nil }
-      book.context = context
+      guard book.attachment == store else { return nil }
       book.sequence += 1
       book.pending = Pending(value: value, action: action, sequence: book.sequence)
       let first = book.firstChange ?? now

@@ -6,46 +6,40 @@
 ///
 /// - Complexity: `append`, `removeLast`, `updateLast`, `last` and `element(at:)` are O(1) (`append` amortised
 ///   while the storage grows); `removeAll` is O(n).
-@usableFromInline
 struct RingBuffer<Element> {
   /// The most elements kept.
-  @usableFromInline let capacity: Int
+  let capacity: Int
   /// The storage; emptied slots hold nil so that their elements are released at once.
-  @usableFromInline var slots: [Element?] = []
+  var slots: [Element?] = []
   /// The physical index of the oldest element; 0 until the storage reached `capacity`.
-  @usableFromInline var head = 0
+  var head = 0
   /// The number of elements.
-  @usableFromInline var count = 0
+  var count = 0
 
   /// Creates an empty buffer.
   ///
   /// - Parameter capacity: The most elements kept; at least 1 (checked by the caller).
-  @inlinable
   init(capacity: Int) {
     self.capacity = max(1, capacity)
   }
 
-  @inlinable
   func physical(_ index: Int) -> Int {
     let position = head + index
     return position < slots.count ? position : position - slots.count
   }
 
   /// The element at a position counted from the oldest (0), or nil when out of range.
-  @inlinable
   func element(at index: Int) -> Element? {
     guard index >= 0, index < count else { return nil }
     return slots[physical(index)]
   }
 
   /// The newest element.
-  @inlinable
   var last: Element? { element(at: count - 1) }
 
   /// Appends an element as the newest.
   ///
   /// - Returns: The oldest element, dropped to make room when the buffer was full.
-  @inlinable
   mutating func append(_ element: Element) -> Element? {
     if count < slots.count {
       slots[physical(count)] = element
@@ -66,7 +60,6 @@ struct RingBuffer<Element> {
   }
 
   /// Changes the newest element in place; does nothing when empty.
-  @inlinable
   mutating func updateLast(_ change: (inout Element) -> Void) {
     guard count > 0 else { return }
     let index = physical(count - 1)
@@ -77,7 +70,6 @@ struct RingBuffer<Element> {
   }
 
   /// Removes and returns the newest element, or nil when empty.
-  @inlinable
   mutating func removeLast() -> Element? {
     guard count > 0 else { return nil }
     let index = physical(count - 1)
@@ -90,7 +82,6 @@ struct RingBuffer<Element> {
   /// Removes every element and releases the storage.
   ///
   /// - Returns: The buffer as it was, so that its elements can be released elsewhere.
-  @inlinable
   mutating func removeAll() -> RingBuffer {
     var emptied = RingBuffer(capacity: capacity)
     swap(&self, &emptied)

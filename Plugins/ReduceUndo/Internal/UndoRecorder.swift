@@ -1,17 +1,20 @@
-public import Reduce
+import Reduce
 
 /// The part of an ``UndoMiddleware`` that does not depend on the tracked value's type: the
-/// status, store membership and status streams.
-@usableFromInline
-protocol UndoEngine: AnyObject, Sendable {
+/// commands, the commit observer, the status, store membership and status streams.
+protocol UndoEngine<State>: AnyObject, Sendable {
+  associatedtype State: Sendable
   /// The status now.
   var status: UndoStatus { get }
+  /// Carries out an ``UndoAction``, or passes any other action on.
+  func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
+  /// Records the store's commits.
+  var commitObserver: CommitObserver<State> { get }
   /// Joins a store; throws when already serving one.
   ///
   /// - Parameters:
   ///   - store: The store's identity.
-  ///   - statusDidChange: Tells the middleware's observers that a recorded step changed the
-  ///     status.
+  ///   - statusDidChange: Tells the middleware's observers that the status changed.
   /// - Throws: ``UndoError/alreadyAttached(name:)`` when already serving a store.
   func attach(to store: ObjectIdentifier, notifying statusDidChange: @escaping @Sendable () -> Void)
     throws(UndoError)
@@ -22,40 +25,60 @@ protocol UndoEngine: AnyObject, Sendable {
 }
 
 /// The options of an undo middleware: user code, called outside every lock.
-@usableFromInline
 struct UndoOptions: Sendable {
-  @usableFromInline let limit: Int
-  @usableFromInline let filter: (@Sendable (any Action) -> Bool)?
-  @usableFromInline let groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?
-  @usableFromInline let label: (@Sendable (any Action) -> String?)?
+  let limit: Int
+  let filter: (@Sendable (any Action) -> Bool)?
+  let groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?
+  /// The longest pause between two changes that merge into one step; nil for no such grouping.
+  let groupWithin: Duration?
+  let label: (@Sendable (any Action) -> String?)?
+  /// The time since the middleware was made, on its clock.
+  let now: @Sendable () -> Duration
 
-  @usableFromInline
   init(
     limit: Int,
     filter: (@Sendable (any Action) -> Bool)?,
     groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?,
-    label: (@Sendable (any Action) -> String?)?
+    groupWithin: Duration?,
+    label: (@Sendable (any Action) -> String?)?,
+    clock: some Clock<Duration>
   ) {
     self.limit = limit
     self.filter = filter
     self.groupBy = groupBy
+    self.groupWithin = groupWithin
     self.label = label
+    let origin = clock.now
+    self.now = { origin.duration(to: clock.now) }
+  }
+
+  /// How changes merge into steps outside an explicit group.
+  var rule: GroupingRule {
+    GroupingRule(keyed: groupBy != nil, window: groupWithin)
   }
 }
 
-/// What an ``UndoRecorder`` keeps under its lock: the history, the store served, and the
-/// status streams.
-@usableFromInline
-struct UndoBook<State: Sendable, Snapshot: Equatable & Sendable>: Sendable {
-  @usableFromInline var history: UndoHistory<Snapshot>
-  /// The stay in the store served, if any.
-  @usableFromInline var stay: UndoStay?
-  /// The status last published.
-  @usableFromInline var published = UndoStatus()
-  @usableFromInline var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
-  @usableFromInline var lastSinkID: UInt64 = 0
+/// A restore under way: undo passed its `ReplaceState` on and waits for it to commit.
+struct PendingRestore: Sendable {
+  /// The store restored.
+  let store: ObjectIdentifier
+  /// Whether the restore committed (the commit observer saw it).
+  var committed = false
+}
 
-  @usableFromInline
+/// What an ``UndoRecorder`` keeps under its lock: the history, the store served, a restore
+/// under way, and the status streams.
+struct UndoBook<Snapshot: Equatable & Sendable>: Sendable {
+  var history: UndoHistory<Snapshot>
+  /// The stay in the store served, if any.
+  var stay: UndoStay?
+  /// Set while a command's `ReplaceState` goes down the chain: the commit it makes is not a step.
+  var restoring: PendingRestore?
+  /// The status last published.
+  var published = UndoStatus()
+  var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
+  var lastSinkID: UInt64 = 0
+
   init(history: UndoHistory<Snapshot>) {
     self.history = history
   }
@@ -63,30 +86,24 @@ struct UndoBook<State: Sendable, Snapshot: Equatable & Sendable>: Sendable {
 
 /// Records the changes of one tracked substate and restores them.
 ///
-/// It records by watching: every action it handles outside a batch goes on with
-/// `next(_:watcher:)`, with the one watcher made for the middleware (``makeWatcher()``), and the
-/// reduction's before and after values come back to ``record(_:)``, which records them if the
-/// store that reduced the action is the one served. Its commands restore with a plain
-/// `next(ReplaceState(...))`, which it does not watch, so restoring never records a step.
+/// Its commit observer watches the tracked value and hands each commit to ``record(_:)``, which
+/// records it if the store that committed is the one served. Its commands restore with
+/// `next(ReplaceState(...))`; the restore is marked in the book around that call, so the
+/// commit it makes (synchronously, inside `next`) is not recorded as a step.
 ///
-/// Handling and recording happen holding the store's dispatch turn, so they never overlap; the
-/// lock guards the history against readers on other threads (`status`, `statuses`) and against
-/// leaving the store. Handling an action takes no lock; recording it takes the lock once
-/// (twice with a `groupBy` or `label` option, or a `filter`). Under it run no user code (no
-/// `==`, no option closure, no lens, no deinitialiser of a tracked value) and no `next`.
-///
-/// Its code is `@inlinable` and the middleware's initialisers build the closure that calls it,
-/// so where an app creates the middleware for a concrete state type it runs compiled for that
-/// type.
-@usableFromInline
+/// Handling and recording happen in the store's turn, so they never overlap for the store
+/// served; the lock guards the history against readers on other threads (`status`, `statuses`),
+/// against leaving the store, and against a store the middleware left that still runs a
+/// dispatch with it. Under the lock run no user code (no `==`, no option closure, no lens, no
+/// deinitialiser of a tracked value) and no `next`.
 final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoEngine {
-  @usableFromInline let name: String
-  @usableFromInline let options: UndoOptions
+  let name: String
+  let options: UndoOptions
   /// Reads the tracked substate from a state.
-  @usableFromInline let read: @Sendable (State) -> Substate
+  let read: @Sendable (State) -> Substate
   /// Builds the state to restore: a state with the tracked part replaced.
-  @usableFromInline let embed: @Sendable (State, Substate) -> State
-  @usableFromInline let book: Locked<UndoBook<State, Substate>>
+  let embed: @Sendable (State, Substate) -> State
+  let book: Locked<UndoBook<Substate>>
 
   /// Creates a recorder.
   ///
@@ -95,8 +112,8 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///   - options: The limit and the option closures.
   ///   - read: Reads the tracked substate from a state.
   ///   - embed: Builds the state to restore: a state with the tracked part replaced.
-  /// - Throws: ``UndoError/invalidLimit(_:)`` when the limit is below 1.
-  @usableFromInline
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when the limit is below 1, and
+  ///   ``UndoError/invalidGroupingWindow(_:)`` when `groupWithin` is not positive.
   init(
     name: String,
     options: UndoOptions,
@@ -104,6 +121,9 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     embed: @escaping @Sendable (State, Substate) -> State
   ) throws(UndoError) {
     guard options.limit >= 1 else { throw .invalidLimit(options.limit) }
+    if let window = options.groupWithin, window <= .zero {
+      throw .invalidGroupingWindow(window)
+    }
     self.name = name
     self.options = options
     self.read = read
@@ -119,12 +139,10 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     for sink in sinks.values { sink.finish() }
   }
 
-  @usableFromInline
   var status: UndoStatus { book.withLock { $0.published } }
 
   // MARK: Store membership
 
-  @usableFromInline
   func attach(
     to store: ObjectIdentifier, notifying statusDidChange: @escaping @Sendable () -> Void
   ) throws(UndoError) {
@@ -135,7 +153,6 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     }
   }
 
-  @usableFromInline
   func detach(from store: ObjectIdentifier) -> Bool {
     let (changed, released) = book.withLock { book in
       guard book.stay?.store == store else { return (false, UndoHistory<Substate>?.none) }
@@ -150,66 +167,59 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
 
   // MARK: Handling
 
-  /// Carries out an ``UndoAction``, or passes any other action on, watching its reduction
-  /// unless it is one of a batch's actions.
+  /// Carries out an ``UndoAction``, or passes any other action on.
   ///
-  /// An action is watched whatever store it comes from, without a look at the store served:
-  /// ``record(_:)`` drops the reduction of a store the middleware does not serve (one it left
-  /// while a dispatch there still ran the chain it started with, or a later middleware kept
-  /// `next`).
+  /// A `Batch` that holds an ``UndoAction``, at any depth, is refused when it arrives, before
+  /// any of its actions runs: a command does not compose with changes into one commit.
   ///
-  /// - Parameters:
-  ///   - action: The action.
-  ///   - context: The store's state and error reporting.
-  ///   - next: Passes an action on.
-  ///   - watcher: The middleware's watcher (``makeWatcher()``).
-  ///   - middleware: The middleware to tell when the status changed.
-  /// - Throws: ``UndoError/commandInBatch`` for a command that is one of a batch's actions; the
-  ///   `DispatchError` of the rest of the chain.
-  @inlinable
-  func handle(
-    _ action: any Action, context: MiddlewareContext<State>, next: Next<State>,
-    watcher: ReductionWatcher<State>, notifying middleware: UndoMiddleware<State>
-  ) throws {
-    // Told apart by the type's identity first: cheaper than a failed cast for every action.
-    if action.dispatchedType == UndoAction.self, let command = action as? UndoAction {
-      guard context.batch == nil else { throw UndoError.commandInBatch }
-      if try perform(command, context: context, next: next) { middleware.statusDidChange() }
+  /// - Throws: ``UndoError/commandInBatch`` for such a batch; the `DispatchError` of the rest
+  ///   of the chain.
+  func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws {
+    if type(of: action) == UndoAction.self, let command = action as? UndoAction {
+      try perform(command, context: context, next: next)
       return
     }
-    // `as any Action` keeps the existential closed, which selects `next`'s `any Action`
-    // overload: opened, it would pick the `some Action` one and run it, and the store's
-    // reduction with it, uncompiled for `State` (about 17,000 instructions more per dispatch).
-    //
-    // One of a batch's actions goes on unwatched: the batch, watched as a whole, makes the step.
-    guard context.batch == nil else { return try next(action as any Action) }
-    try next(action as any Action, watcher: watcher)
+    if type(of: action) == Batch.self, let batch = action as? Batch, Self.holdsCommand(batch) {
+      throw UndoError.commandInBatch
+    }
+    try next(action)
   }
 
-  /// Makes the watcher of the tracked value that records each reduction (``record(_:)``).
-  ///
-  /// Made once per middleware, in inlinable code, so that its closures, which run for every
-  /// action, are compiled for the tracked type where the app creates the middleware. The
-  /// middleware keeps it, not the recorder: the watcher holds the recorder.
-  @inlinable
-  func makeWatcher() -> ReductionWatcher<State> {
-    ReductionWatcher(watching: read) { [self] reduction in record(reduction) }
+  /// Whether a batch holds an ``UndoAction``, at any depth.
+  static func holdsCommand(_ batch: Batch) -> Bool {
+    batch.actions.contains { action in
+      if action is UndoAction { return true }
+      if let inner = action as? Batch { return holdsCommand(inner) }
+      return false
+    }
+  }
+
+  /// The observer of the store's commits: it watches the tracked value and records each
+  /// commit (``record(_:)``).
+  var commitObserver: CommitObserver<State> {
+    CommitObserver(watching: read) { [self] commit in record(commit) }
   }
 
   // MARK: Recording
 
-  /// Records what a reduction did to the tracked value, if the store that reduced it is the
-  /// one served, and tells the middleware's observers when the status changed.
+  /// Records what a commit did to the tracked value, if the store that committed is the one
+  /// served and the commit is not a restore of this middleware's, and tells the middleware's
+  /// observers when the status changed.
   ///
-  /// - Parameter reduction: The action, the tracked value before and after it, and the store.
-  @inlinable
-  func record(_ reduction: Reduction<Substate>) {
-    let store = reduction.store
-    guard reduction.before != reduction.after, options.filter?(reduction.action) ?? true else {
+  /// - Parameter commit: The action, the tracked value before and after it, and the store.
+  func record(_ commit: Commit<Substate>) {
+    let store = commit.store
+    let restore = book.withLock { book in
+      guard book.restoring?.store == store else { return false }
+      book.restoring?.committed = true
+      return true
+    }
+    if restore { return }
+    guard commit.before != commit.after, options.filter?(commit.action) ?? true else {
       // No step, but the first value seen is the history's starting point.
       notify(
         change(servingStore: store) { history in
-          history.noteBaseline(reduction.before)
+          history.noteBaseline(commit.before)
           return Released()
         })
       return
@@ -220,52 +230,57 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     // before the action, already compared.) The copy is compared, and released, outside the lock.
     if options.filter != nil,
       let last = book.withLock({ $0.stay?.store == store ? $0.history.recorded : nil }),
-      last == reduction.after
+      last == commit.after
     {
       return
     }
-    let key = options.groupBy?(reduction.action).map(GroupKey.init)
-    // One lock hold when deciding needs no user code (no `groupBy` keys to compare, no `label`
-    // to run); otherwise the open group is read first, to decide outside the lock. Only this
-    // store's dispatches change it, and they wait for this one; a detach meanwhile changes the
-    // stay, and the change is then dropped.
+    let key = options.groupBy?(commit.action).map(GroupKey.init)
+    let time = options.groupWithin == nil ? nil : options.now()
+    let rule = options.rule
+    // Decided under the lock when that needs no user code (no `groupBy` keys to compare, no
+    // `label` to run); otherwise the open group is read first, to decide outside the lock. Only
+    // this store's dispatches change it, and they wait for this one; a detach meanwhile changes
+    // the stay, and the change is then dropped.
     let labelled = options.label != nil
     var undecided: Grouping?
     let changed = change(servingStore: store) { history in
-      history.noteBaseline(reduction.before)
-      guard let (merging, label) = history.decision(key: key, labelled: labelled) else {
-        undecided = history.grouping
+      history.noteBaseline(commit.before)
+      guard
+        let (merging, label) = history.decision(
+          key: key, at: time, rule: rule, labelled: labelled)
+      else {
+        undecided = history.grouping(at: time, rule: rule)
         return Released()
       }
-      return history.record(reduction.after, merging: merging, label: label, key: key)
+      return history.record(commit.after, merging: merging, label: label, key: key, at: time)
     }
     guard let grouping = undecided, let stay = changed.stay else { return notify(changed) }
-    let (merging, label) = decide(grouping, key: key, action: reduction.action)
+    let (merging, label) = decide(grouping, key: key, action: commit.action)
     let decided = change(in: stay) { history in
-      history.record(reduction.after, merging: merging, label: label, key: key)
+      history.record(commit.after, merging: merging, label: label, key: key, at: time)
     }
     if decided || changed.changed { stay.statusDidChange() }
   }
 
   /// Tells the middleware's observers that a change made in `stay` changed the status.
-  @inlinable
   func notify(_ change: (stay: UndoStay?, changed: Bool)) {
     if change.changed, let stay = change.stay { stay.statusDidChange() }
   }
 
   /// Whether a change merges into the newest step, and the label of the step it starts; runs
   /// the `groupBy` keys' `==` and the `label` option, so never under the lock.
-  @usableFromInline
   func decide(_ grouping: Grouping, key: GroupKey?, action: any Action) -> (
     merging: Bool, label: String?
   ) {
     let merging: Bool
     if grouping.depth > 0 {
       merging = grouping.groupHasStep
-    } else if let key, let open = grouping.openKey {
-      merging = key == open
-    } else {
+    } else if grouping.windowOpen == false {
       merging = false
+    } else if grouping.rule.keyed {
+      if let key, let open = grouping.openKey { merging = key == open } else { merging = false }
+    } else {
+      merging = grouping.windowOpen == true
     }
     guard !merging else { return (true, nil) }
     return (false, (grouping.depth > 0 ? grouping.groupLabel : nil) ?? options.label?(action))
@@ -278,7 +293,6 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///
   /// - Returns: The stay in `store`, nil when the middleware serves another store or none; and
   ///   whether the status changed.
-  @inlinable
   func change(
     servingStore store: ObjectIdentifier,
     _ change: (inout UndoHistory<Substate>) -> Released<Substate>
@@ -298,7 +312,6 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   /// new status, and releases what the change dropped after the lock.
   ///
   /// - Returns: Whether the status changed.
-  @inlinable
   func change(
     in stay: UndoStay,
     _ change: (inout UndoHistory<Substate>) -> Released<Substate>
@@ -316,25 +329,14 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   ///
   /// Yielding runs no user code, and doing it under the lock keeps every stream in publication
   /// order.
-  @inlinable
-  static func publishLocked(_ book: inout UndoBook<State, Substate>) -> Bool {
+  static func publishLocked(_ book: inout UndoBook<Substate>) -> Bool {
     guard book.history.status(differsFrom: book.published) else { return false }
     let status = book.history.status
     book.published = status
-    if !book.sinks.isEmpty { yield(status, to: book.sinks) }
+    for sink in book.sinks.values { sink.yield(status) }
     return true
   }
 
-  /// Sends a status to status streams; out of line, so that a change that leaves the status as
-  /// it was sets nothing up for streams.
-  @usableFromInline @inline(never)
-  static func yield(
-    _ status: UndoStatus, to sinks: [UInt64: AsyncStream<UndoStatus>.Continuation]
-  ) {
-    for sink in sinks.values { sink.yield(status) }
-  }
-
-  @usableFromInline
   func makeStatusStream() -> AsyncStream<UndoStatus> {
     let (stream, continuation) = AsyncStream.makeStream(
       of: UndoStatus.self, bufferingPolicy: .bufferingNewest(1))
