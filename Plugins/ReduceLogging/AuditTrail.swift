@@ -13,29 +13,39 @@ public import Reduce
 /// //   "durationNs":2100,"mutators":["\\Ledger.balances"]}
 /// ```
 ///
-/// For each action that passes the `filter` and reaches the reducers, the trail writes one
-/// JSON-lines ``LogEntry`` once the change is decided (every `validate:` check passed) and
-/// before anyone can see it (`Next.callAsFunction(_:willCommit:)`): the time, the action's
-/// type and payload (its JSON when it is `Encodable`), and the keys of the mutators that make
-/// the change. What an entry records is bounded by the action, never by the size of the state:
-/// the readable diff of ``LoggingMiddleware`` walks the whole state and is for debugging.
+/// For each commit of the store whose action passes the `filter`, the trail writes one
+/// JSON-lines ``LogEntry`` once the change is decided (every `validate:` check passed) and before
+/// anyone can see it (its ``commitObserver``'s `willCommit`): the time, the action's type and
+/// payload (its JSON when it is `Encodable`), and the keys of the mutators that make the change.
+/// What an entry records is bounded by the action, never by the size of the state: the readable
+/// diff of ``LoggingMiddleware`` walks the whole state and is for debugging.
 ///
 /// - **Write-ahead.** If the entry cannot be written (a full disk, a removed file, an I/O
 ///   error), the action fails with `DispatchError.middlewareFailed(name:action:underlying:)`
 ///   naming the sink's error, the state stays as it was, and the failure is published on the
 ///   store's `errors`. With a ``FileLogSink`` whose durability is
 ///   ``FileLogSink/Durability/everyEntry``, `dispatch` and `send` return only once the entry is
-///   on disk; concurrent dispatchers share one flush (``LogSink/waitUntilDurable()``, run after
-///   the store released its turn). If that flush fails, the dispatch fails, although its change
-///   was made.
+///   on disk; concurrent dispatchers share one flush (``LogSink/waitUntilDurable()``, run by the
+///   observer's `afterTurn`, once the store released its turn, and only by a dispatch that wrote
+///   an entry). If that flush fails, the dispatch fails, although its change was made.
 /// - **Failures.** An action that a check, a reducer or a later middleware refuses changes
-///   nothing; it is recorded afterwards, with `"outcome":"failed"` and the error (a failure to
-///   record it is published on `errors`; the dispatch's own error is returned).
-/// - **Batches.** A `Batch` is one entry, with the mutators of all its actions, written before
-///   the batch commits.
-/// - **Not recorded:** an action no later middleware lets reach the reducers (swallowed, or
-///   deferred until it does). Place the trail last in the chain, so that the actions it records
-///   are the ones the reducers received: replaying them into a store rebuilds its state.
+///   nothing; the trail's `handle` records it afterwards, with `"outcome":"failed"` and the error
+///   (a failure to record it is published on `errors`; the dispatch's own error is returned).
+/// - **Batches.** A `Batch` is one commit, so one entry, with the mutators of all its actions,
+///   written before the batch commits. A batch one of whose actions fails changes nothing: it is
+///   one failure entry too, the batch's (payload: its actions), with that action's error. Its
+///   actions go through the chain inside the batch's own `handle`, which records the failure;
+///   theirs do not.
+/// - **Whatever delivers it.** An action a later middleware passes on late (after a delay, from
+///   a task) is recorded when it commits.
+/// - **Not recorded:** an action no later middleware lets reach the reducers (swallowed), and
+///   ``RotateAuditLog``. Place the trail last in the chain, so that the actions it records are
+///   the ones the reducers received: replaying them into a store rebuilds its state.
+///
+/// An entry's `ts` is when the trail's `handle` began on the action (for a batch, on the
+/// batch), and its `durationNs` runs from then to the writing of the entry: the rest of the
+/// chain and the checks (for a failure, until `next` threw). An action passed on late, while no
+/// `handle` of the trail runs in the store, has the time of its commit and a duration of zero.
 ///
 /// Payloads are recorded exactly, with no redaction by default, so that a replay can decode
 /// them; keep secrets out of actions, or name fields in `redactedFields` (actions with redacted
@@ -48,6 +58,7 @@ public struct AuditTrail<State: Sendable>: Middleware {
   private let filter: (@Sendable (any Action) -> Bool)?
   let now: @Sendable () -> Date
   private let waitsForDisk: Bool
+  private let tracker: DispatchTracker
   /// Makes and writes the entries, in code that is not generic over the state.
   private let recorder: AuditRecorder
   var encoder: ActionEncoder { recorder.encoder }
@@ -84,6 +95,7 @@ public struct AuditTrail<State: Sendable>: Middleware {
       })
     self.now = now
     self.waitsForDisk = sink.defersDurability
+    self.tracker = DispatchTracker(clock: ContinuousClock(), now: now)
   }
 
   /// Creates an audit trail that writes a hash-chained JSON-lines file.
@@ -122,69 +134,84 @@ public struct AuditTrail<State: Sendable>: Middleware {
   ///
   /// - Parameter store: The store's identity.
   public func didDetach(from store: ObjectIdentifier) {
+    tracker.forget(store)
     (sink as? FileLogSink)?.flushIfOpen()
   }
 
-  /// Records the action's change before it is made, or its failure after.
+  /// Passes the action on, and records its failure; rotates the log for a ``RotateAuditLog``.
+  ///
+  /// The change itself is recorded by the ``commitObserver``. The failure of one of a `Batch`'s
+  /// actions is recorded once, as the batch's.
   ///
   /// - Parameters:
   ///   - action: The action.
   ///   - context: The store's state and error reporting.
   ///   - next: Passes the action on.
-  /// - Throws: The `DispatchError` of the rest of the chain, or the sink's failure to write.
+  /// - Throws: The `DispatchError` of the rest of the chain, or the rotation's failure.
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    // A batch is one entry, written for the `Batch` itself: its actions pass on unrecorded.
-    if context.batch != nil || filter?(action) == false {
-      try next(action)
-      return
-    }
-    // The types compared before a cast to them: a comparison costs nothing, a cast that fails
-    // a few hundred instructions.
-    let actionType = type(of: action)
-    if actionType == RotateAuditLog.self, let rotation = action as? RotateAuditLog {
-      do {
-        try rotate(rotation, state: context.state)
-      } catch {
-        throw DispatchError.middlewareFailed(name: name, action: action, underlying: error)
+    let store = context.storeID
+    let outermost = tracker.enter(store)
+    defer { tracker.exit(store) }
+    if type(of: action) == RotateAuditLog.self, let rotation = action as? RotateAuditLog,
+      filter?(action) != false
+    {
+      // Inside a batch, the state read holds the batch's changes before it, which the batch's
+      // entry, written after the snapshot, would record again: no rotation there.
+      if outermost {
+        do {
+          try rotate(rotation, state: context.state)
+        } catch {
+          throw DispatchError.middlewareFailed(name: name, action: action, underlying: error)
+        }
       }
       try next(action)
       return
     }
-    let timestamp = now()
-    let start = ContinuousClock.now
-    // The closure captures the recorder alone: capturing `self` copies a generic value.
-    let recorder = recorder
     do {
-      try next(
-        action,
-        willCommit: { change in
-          try recorder.write(
-            change.action, timestamp: timestamp, outcome: .ok, duration: start.duration(to: .now),
-            mutators: change.mutators)
-        })
+      try next(action)
     } catch {
       // Refused by this trail's own write: the sink failed, nothing to record it in.
       if case .middlewareFailed(let refuser, _, _) = error, refuser == name { throw error }
+      guard outermost, filter?(action) != false else { throw error }
       do {
+        let timing = tracker.entryTiming(in: store)
         try recorder.write(
-          action, timestamp: timestamp, outcome: .failed(error),
-          duration: start.duration(to: .now), mutators: nil)
-        waitForDisk(context)
+          action, timestamp: timing.timestamp, outcome: .failed(error), duration: timing.duration,
+          mutators: nil)
+        if waitsForDisk { tracker.wroteEntry(for: action, in: store) }
       } catch let failure {
         context.report(failure)
       }
       throw error
     }
-    waitForDisk(context)
   }
 
-  /// Makes the dispatch wait, before it returns, until what the sink wrote is on disk.
-  private func waitForDisk(_ context: MiddlewareContext<State>) {
-    guard waitsForDisk else { return }
+  /// Writes each commit's entry before the commit, and waits after the turn until it is on disk.
+  public var commitObserver: CommitObserver<State>? {
+    let recorder = recorder
+    let tracker = tracker
+    let filter = filter
+    let waitsForDisk = waitsForDisk
     let sink = sink
-    context.beforeReturning { try sink.waitUntilDurable() }
+    let willCommit: @Sendable (PendingCommit) throws -> Void = { change in
+      guard type(of: change.action) != RotateAuditLog.self, filter?(change.action) != false
+      else { return }
+      let timing = tracker.entryTiming(in: change.store)
+      try recorder.write(
+        change.action, timestamp: timing.timestamp, outcome: .ok, duration: timing.duration,
+        mutators: change.mutators)
+      if waitsForDisk { tracker.wroteEntry(for: change.action, in: change.store) }
+    }
+    guard waitsForDisk else { return CommitObserver(willCommit: willCommit) }
+    return CommitObserver(
+      willCommit: willCommit,
+      afterTurn: {
+        // Cheap when this thread wrote nothing: one look-up.
+        guard tracker.takeWrittenEntry() != nil else { return }
+        try sink.waitUntilDurable()
+      })
   }
 }
 

@@ -12,14 +12,31 @@ import Synchronization
 /// // #1 2024-05-01T12:00:00.123Z CounterAction {"incremented":{"by":2}} ok 0.012ms | count: 0 -> 2
 /// ```
 ///
-/// For each action that passes the `filter`, the middleware reads the state, passes the action
-/// on with `next`, reads the state again, and writes one ``LogEntry`` to its ``LogSink``: the
-/// sequence number, the time (ISO 8601, UTC), the action's type name, its payload (JSON when the
-/// action is `Encodable`; otherwise, in text formats, a reflected description), the outcome
-/// (ok, or the `DispatchError` of the rest of the chain, which is then rethrown unchanged), the
-/// duration of the rest of the chain and the reducers, and a structural diff of the old and new
-/// state built with `Mirror`. Fields whose names contain one of `redactedFields` are shown as
-/// `<redacted>` in payloads and diffs.
+/// For each commit of the store whose action passes the `filter`, and each action that fails,
+/// the middleware writes one ``LogEntry`` to its ``LogSink``: the sequence number, the time
+/// (ISO 8601, UTC), the action's type name, its payload (JSON when the action is `Encodable`;
+/// otherwise, in text formats, a reflected description), the outcome (ok, or the
+/// `DispatchError` of the rest of the chain, which is then rethrown unchanged), the duration, and
+/// a structural diff of the old and new state built with `Mirror`. Fields whose names contain one
+/// of `redactedFields` are shown as `<redacted>` in payloads and diffs.
+///
+/// - **Successes** are logged by the middleware's ``commitObserver`` once the store made the
+///   change and told its observers, with the state before and after: whatever action made the
+///   change, however it was dispatched (an action a later middleware passes on late is logged
+///   when it commits). An action that reaches the reducers and that no mutator handles is logged
+///   too, with no changes. An action a later middleware swallows never reaches the reducers and
+///   is not logged.
+/// - **Failures** are logged by ``handle(_:context:next:)`` when `next` throws.
+/// - **A `Batch`** is one commit, so one entry, with the change of the whole batch. If one of its
+///   actions fails, the batch fails and changes nothing: that is one entry too, the batch's,
+///   with the action's error (its actions go through the chain inside the batch's own
+///   `handle`, which logs the failure; theirs do not).
+/// - **The duration** runs from the moment this middleware's `handle` passed the action on to
+///   the moment the entry is made: for a success, the rest of the chain, the reducers and the
+///   store's observers (for a batch, of all its actions); for a failure, until `next` threw. The
+///   logger's own work (the diff, the entry) is not in it. A change passed on late by a later
+///   middleware, while no `handle` of this logger runs, has a duration of zero and the time of
+///   its commit.
 ///
 /// Place it after throttling and before undo (thunk, throttle, logging, undo), so that it sees
 /// the actions that reach the reducers. A sink's failure is published on the store's `errors`
@@ -38,14 +55,11 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   private let includesStateDiff: Bool
   private let renderer: Renderer
   private let encoder: ActionEncoder
-  private let measure: @Sendable (() -> DispatchError?) -> (DispatchError?, Duration)
-  private let now: @Sendable () -> Date
   private let shared: SharedLoggerState
+  private let tracker: DispatchTracker
   /// Whether the sink may keep entries back from the disk until asked
   /// (`LogSink.waitUntilDurable()`); a buffered file does not.
   private let waitsForDisk: Bool
-  /// Passes an action on; made where `State` is known, so that it runs specialised.
-  private let forward: @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
 
   /// Creates a logging middleware.
   ///
@@ -54,18 +68,18 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   ///   - format: Text for people, or JSON lines for machines and audit trails.
   ///   - sink: Where entries go: `.standardOutput`, `.standardError`, `.file(path:durability:
   ///     chained:)`, or a ``LogSink`` of your own.
-  ///   - filter: Which actions to log; the others are passed on at the cost of this one call.
+  ///   - filter: Which actions to log, asked once for each commit's action and each failed
+  ///     action.
   ///   - actionTransformer: Replaces an action by what should be logged of it (to redact or
   ///     shorten it). The store still reduces the original.
   ///   - stateTransformer: Replaces the state by what should be diffed (a part of it, or a copy
-  ///     with secrets removed).
+  ///     with secrets removed); only its result is kept from before a change.
   ///   - redactedFields: Field names whose values are never logged, matched without regard to
   ///     case as part of a name (`token` hides `accessToken`).
-  ///   - includesStateDiff: Whether entries list the state's changes; without it the state is
-  ///     not read and no diff is computed.
+  ///   - includesStateDiff: Whether entries list the state's changes; without it no state is
+  ///     kept from before a change and no diff is computed.
   ///   - clock: Measures durations.
   ///   - now: Gives the entries' timestamps.
-  @inlinable
   public init(
     name: String = "LoggingMiddleware",
     format: LogFormat = .text(style: .compact),
@@ -78,33 +92,6 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     clock: any Clock<Duration> = ContinuousClock(),
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
-    // Inlined where the store's state type is concrete, this closure is compiled for it: the
-    // rest of the chain then runs specialised instead of through generic metadata.
-    self.init(
-      name: name, format: format, sink: sink, filter: filter,
-      actionTransformer: actionTransformer, stateTransformer: stateTransformer,
-      redactedFields: redactedFields, includesStateDiff: includesStateDiff, clock: clock,
-      now: now
-    ) { action, next throws(DispatchError) in
-      try next(action)
-    }
-  }
-
-  @usableFromInline
-  init(
-    name: String,
-    format: LogFormat,
-    sink: any LogSink,
-    filter: (@Sendable (any Action) -> Bool)?,
-    actionTransformer: (@Sendable (any Action) -> any Action)?,
-    stateTransformer: (@Sendable (State) -> Any)?,
-    redactedFields: Set<String>,
-    includesStateDiff: Bool,
-    clock: any Clock<Duration>,
-    now: @escaping @Sendable () -> Date,
-    forward: @escaping @Sendable (any Action, Next<State>) throws(DispatchError) -> Void
-  ) {
-    self.forward = forward
     self.name = name
     self.format = format
     self.sink = sink
@@ -114,9 +101,8 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     self.includesStateDiff = includesStateDiff
     self.renderer = Renderer(redactor: Redactor(redactedFields))
     self.encoder = ActionEncoder(redactor: renderer.redactor)
-    self.measure = Self.stopwatch(clock)
-    self.now = now
     self.shared = SharedLoggerState()
+    self.tracker = DispatchTracker(clock: clock, now: now)
     self.waitsForDisk = sink.defersDurability
   }
 
@@ -137,13 +123,14 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   ///
   /// - Parameter store: The store's identity.
   public func didDetach(from store: ObjectIdentifier) {
+    tracker.forget(store)
     (sink as? FileLogSink)?.flushIfOpen()
   }
 
-  /// Logs the action around passing it on.
+  /// Passes the action on, and logs its failure.
   ///
-  /// A `Batch` is one entry, with the change of the whole batch; the batch's own actions, which
-  /// the store then sends through the chain with `context.batch` set, pass on unlogged.
+  /// Its success is logged by the ``commitObserver``. The failure of one of a `Batch`'s actions
+  /// is logged once, as the batch's.
   ///
   /// - Parameters:
   ///   - action: The action.
@@ -153,70 +140,99 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    // A batch is one entry, written for the `Batch` itself: its actions pass on unlogged.
-    if context.batch != nil || filter?(action) == false {
-      try forward(action, next)
-      return
+    let store = context.storeID
+    let outermost = tracker.enter(
+      store, report: { error, action in context.report(error, for: action) })
+    defer { tracker.exit(store) }
+    do {
+      try next(action)
+    } catch {
+      if outermost, filter?(action) != false {
+        let timing = tracker.entryTiming(in: store)
+        log(action, outcome: .failed(error), changes: nil, timing: timing, in: store)
+      }
+      throw error
     }
-    let timestamp = now()
-    let oldState = includesStateDiff ? context.state : nil
-    let (failure, duration) = measure { () -> DispatchError? in
-      do throws(DispatchError) {
-        try forward(action, next)
-        return nil
-      } catch {
-        return error
+  }
+
+  /// Logs each commit with what it changed: the state before and after when the entries have a
+  /// diff (only the `stateTransformer`'s result, with one), nothing kept otherwise.
+  public var commitObserver: CommitObserver<State>? {
+    let logger = self
+    var afterTurn: (@Sendable () throws -> Void)?
+    if waitsForDisk { afterTurn = { logger.waitForDisk() } }
+    // An action no mutator handles reaches the reducers, changes nothing and is not committed:
+    // logged when it is shown, as the commit that does not come would be.
+    let unhandled: @Sendable (PendingCommit) -> Void = { change in
+      guard change.mutators.isEmpty, !change.replacesState else { return }
+      logger.logCommit(of: change.action, in: change.store) {
+        logger.includesStateDiff ? [] : nil
       }
     }
-    var changes: [LogEntry.Change]?
-    if let oldState {
-      let newState = context.state
-      if let stateTransformer {
-        changes = StateDiff.changes(
-          from: stateTransformer(oldState), to: stateTransformer(newState), renderer: renderer)
-      } else {
-        changes = StateDiff.changes(from: oldState, to: newState, renderer: renderer)
-      }
+    guard includesStateDiff else {
+      return CommitObserver(
+        watching: { _ in () }, willCommit: unhandled,
+        didCommit: { commit in logger.logCommit(of: commit.action, in: commit.store) { nil } },
+        afterTurn: afterTurn)
     }
+    let renderer = renderer
+    if let stateTransformer {
+      return CommitObserver(
+        watching: { Transformed(value: stateTransformer($0)) }, willCommit: unhandled,
+        didCommit: { commit in
+          logger.logCommit(of: commit.action, in: commit.store) {
+            StateDiff.changes(from: commit.before.value, to: commit.after.value, renderer: renderer)
+          }
+        }, afterTurn: afterTurn)
+    }
+    return CommitObserver(
+      watching: { $0 }, willCommit: unhandled,
+      didCommit: { commit in
+        logger.logCommit(of: commit.action, in: commit.store) {
+          StateDiff.changes(from: commit.before, to: commit.after, renderer: renderer)
+        }
+      }, afterTurn: afterTurn)
+  }
+
+  /// Logs a commit whose action passes the filter, timed before its diff is made.
+  private func logCommit(
+    of action: any Action, in store: ObjectIdentifier, changes: () -> [LogEntry.Change]?
+  ) {
+    guard filter?(action) != false else { return }
+    let timing = tracker.entryTiming(in: store)
+    log(action, outcome: .ok, changes: changes(), timing: timing, in: store)
+  }
+
+  private func log(
+    _ action: any Action, outcome: LogEntry.Outcome, changes: [LogEntry.Change]?,
+    timing: DispatchTracker.Timing, in store: ObjectIdentifier
+  ) {
     let logged = actionTransformer?(action) ?? action
     var entry = LogEntry(
-      sequence: shared.nextSequence(), timestamp: timestamp, action: actionTypeName(of: logged),
-      payload: nil, outcome: failure.map(LogEntry.Outcome.failed) ?? .ok, duration: duration,
-      changes: changes)
+      sequence: shared.nextSequence(), timestamp: timing.timestamp,
+      action: actionTypeName(of: logged), payload: nil, outcome: outcome,
+      duration: timing.duration, changes: changes)
     entry.payloadStorage = payload(of: logged)
     do {
       try sink.write(LogRecord(entry: entry, format: format))
       shared.sinkSucceeded()
-      if waitsForDisk { waitForDisk(context) }
+      if waitsForDisk { tracker.wroteEntry(for: action, in: store) }
     } catch {
       // Once per run of failures: a full disk is one problem, not one per action (and a
       // fallback action dispatched for the report would fail to be logged in turn).
-      if shared.sinkFailed() { context.report(error) }
-    }
-    if let failure { throw failure }
-  }
-
-  /// Makes the dispatch wait, before it returns, until the entry is on disk; a failure is
-  /// published, and the dispatch still succeeds.
-  private func waitForDisk(_ context: MiddlewareContext<State>) {
-    let sink = sink
-    let shared = shared
-    context.beforeReturning {
-      do {
-        try sink.waitUntilDurable()
-      } catch {
-        if shared.sinkFailed() { context.report(error) }
-      }
+      if shared.sinkFailed() { tracker.report(error, for: action, in: store) }
     }
   }
 
-  private static func stopwatch<C: Clock<Duration>>(_ clock: C)
-    -> @Sendable (() -> DispatchError?) -> (DispatchError?, Duration)
-  {
-    { body in
-      let start = clock.now
-      let result = body()
-      return (result, start.duration(to: clock.now))
+  /// After the turn: waits until this thread's entries are on disk.
+  ///
+  /// A failure is published, and the dispatch still succeeds.
+  private func waitForDisk() {
+    guard let written = tracker.takeWrittenEntry() else { return }
+    do {
+      try sink.waitUntilDurable()
+    } catch {
+      if shared.sinkFailed() { tracker.report(error, for: written.action, in: written.store) }
     }
   }
 
@@ -236,6 +252,13 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     }
     return format == .jsonLines ? nil : .given(.description(renderer.render(action)))
   }
+}
+
+/// What a `stateTransformer` returned, kept from before a commit to after it.
+///
+/// `@unchecked Sendable`: made and read only in the store's turn, by the thread holding it.
+private struct Transformed: @unchecked Sendable {
+  let value: Any
 }
 
 /// The names the ``LoggingMiddleware`` redacts by default, and what it writes instead.

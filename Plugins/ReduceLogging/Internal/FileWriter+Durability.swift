@@ -17,8 +17,8 @@
 // - If a flush is running, the caller waits for it to end, and decides again.
 // - Otherwise it leads: it marks the flush running, takes the current end of the stream as what
 //   it covers, releases the lock, calls `fsync`, retakes the lock, advances `durable`, and
-//   wakes the waiters once it has released the lock again (woken holding it, they would only
-//   wake to wait for it). Entries written while it flushes wait for the next leader.
+//   wakes the waiters (`Locked.wakeAll()`). Entries written while it flushes wait for the next
+//   leader.
 // - But a flush waits for its group first. The callers that waited when the last flush ended
 //   (`group.expected`) are the writers in flight: those it released write their next entries
 //   meanwhile. A leader that finds fewer of them waiting gathers: it waits until they have all
@@ -115,14 +115,21 @@ extension FileWriter {
   }
 
   private func commit(upTo target: Int64) throws(LogSinkError) {
-    let mustWait = { (state: State) in
-      Self.isPending(state, target: target)
-        && (state.flushing
+    let isReady = { (state: State) in
+      !Self.isPending(state, target: target)
+        || !(state.flushing
           || (state.group.gathering && !state.group.isComplete(durable: state.durable)))
     }
     while true {
-      var step = try state.withLock(waitingWhile: mustWait) { state throws(LogSinkError) in
-        try decide(&state, target: target)
+      var step: Step
+      do {
+        step = try state.withLock(when: isReady) { state in
+          Result { () throws(LogSinkError) in try decide(&state, target: target) }
+        }.get()
+      } catch {
+        // A caller that completed a group and could not flush ended the gathering.
+        state.wakeAll()
+        throw error
       }
       if case .gather(let deadline, let flushes) = step {
         step = try gather(upTo: target, until: deadline, flushes: flushes)
@@ -160,30 +167,31 @@ extension FileWriter {
   private func gather(upTo target: Int64, until deadline: ContinuousClock.Instant, flushes: Int)
     throws(LogSinkError) -> Step
   {
-    let mustWait = { (state: State) in
-      Self.isPending(state, target: target) && state.syncs == flushes
-        && !state.group.isComplete(durable: state.durable)
+    let isReady = { (state: State) in
+      !Self.isPending(state, target: target) || state.syncs != flushes
+        || state.group.isComplete(durable: state.durable)
     }
-    return try state.withLock(waitingWhile: mustWait, until: deadline) {
-      state throws(LogSinkError) -> Step in
-      guard state.syncs == flushes else { return .wait }
-      do throws(LogSinkError) {
-        if try hasEnded(&state, target: target) {
-          stopGathering(&state)
-          return .done
+    let outcome = state.withLock(when: isReady, orUntil: deadline) { state in
+      Result { () throws(LogSinkError) -> Step in
+        guard state.syncs == flushes else { return .wait }
+        do throws(LogSinkError) {
+          if try hasEnded(&state, target: target) {
+            state.group.gathering = false
+            return .done
+          }
+        } catch {
+          state.group.gathering = false
+          throw error
         }
-      } catch {
-        stopGathering(&state)
-        throw error
+        return try claim(&state, target: target)
       }
-      return try claim(&state, target: target)
     }
-  }
-
-  /// Ends a gathering that no flush follows, and wakes the callers that waited for it.
-  private func stopGathering(_ state: inout State) {
-    state.group.gathering = false
-    self.state.broadcast()
+    switch outcome {
+    case .success(.lead), .success(.wait): break
+    // The gathering ended with no flush: wake the callers that waited for it.
+    default: state.wakeAll()
+    }
+    return try outcome.get()
   }
 
   /// Whether the caller is done: its entries are on disk, or the file is closed.
@@ -203,12 +211,15 @@ extension FileWriter {
 
   /// Makes the caller the leader of a flush of everything written so far, once the file is
   /// checked.
+  ///
+  /// If the check fails, a gathering ends: the caller wakes those who waited for it once it has
+  /// released the lock.
   private func claim(_ state: inout State, target: Int64) throws(LogSinkError) -> Step {
     do throws(LogSinkError) {
       try checkFile(&state)
     } catch {
       state.group.leave(target)
-      if state.group.gathering { stopGathering(&state) }
+      state.group.gathering = false
       throw error
     }
     state.flushing = true
@@ -222,7 +233,7 @@ extension FileWriter {
     let start = ContinuousClock.now
     let status = synchronize(descriptor)
     let duration = start.duration(to: .now)
-    defer { state.broadcast() }
+    defer { state.wakeAll() }
     try state.withLock { state throws(LogSinkError) in
       state.flushing = false
       state.group.expected = state.group.targets.count

@@ -70,7 +70,7 @@ final class FileWriter: Sendable {
     }
   }
 
-  let state: Monitor<State>
+  let state: Locked<State>
 
   init(
     path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64,
@@ -81,7 +81,7 @@ final class FileWriter: Sendable {
     self.chained = chained
     self.identity = identity
     self.synchronize = synchronize
-    self.state = Monitor(
+    self.state = Locked(
       State(
         descriptor: descriptor, fileSize: size, lastSequence: lastSequence, lastHash: lastHash))
   }
@@ -213,7 +213,8 @@ final class FileWriter: Sendable {
 
   /// Closes the file once no flush is running.
   func close() {
-    state.withLock(waitingWhile: \.flushing) { state in
+    let isIdle = { (state: State) in !state.flushing }
+    state.withLock(when: isIdle) { state in
       guard state.descriptor >= 0 else { return }
       _ = fsync(state.descriptor)  // Best effort before closing; the file is already written.
       POSIX.closeDescriptor(state.descriptor)

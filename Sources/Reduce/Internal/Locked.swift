@@ -67,7 +67,29 @@ package final class Locked<Value>: @unchecked Sendable {
     return body(&value)
   }
 
-  /// Wakes every thread waiting in ``withLock(when:_:)``.
+  /// Waits until `isReady` holds or `deadline` has passed, then runs `body`, in one hold of the
+  /// lock: as ``withLock(when:_:)``, but `body` also runs when the deadline passes first.
+  ///
+  /// - Parameters:
+  ///   - isReady: Whether to stop waiting.
+  ///   - deadline: When to stop waiting anyway.
+  ///   - body: Runs once `isReady` holds or the deadline has passed.
+  /// - Returns: What `body` returns.
+  package func withLock<Result>(
+    when isReady: (Value) -> Bool, orUntil deadline: ContinuousClock.Instant,
+    _ body: (inout Value) -> Result
+  ) -> Result {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    while !isReady(value) {
+      let remaining = ContinuousClock.now.duration(to: deadline)
+      guard remaining > .zero else { break }
+      condition.wait(on: mutex, for: remaining)
+    }
+    return body(&value)
+  }
+
+  /// Wakes every thread waiting in ``withLock(when:_:)`` or ``withLock(when:orUntil:_:)``.
   package func wakeAll() {
     pthread_mutex_lock(mutex)
     condition.broadcast()
@@ -85,7 +107,16 @@ final class Condition: @unchecked Sendable {
   init() {
     pointer = .allocate(capacity: 1)
     pointer.initialize(to: pthread_cond_t())
-    pthread_cond_init(pointer, nil)
+    #if canImport(Darwin)
+      pthread_cond_init(pointer, nil)
+    #else
+      // Timed waits count on the monotonic clock, which the wall clock's jumps do not move.
+      var attributes = pthread_condattr_t()
+      pthread_condattr_init(&attributes)
+      pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+      pthread_cond_init(pointer, &attributes)
+      pthread_condattr_destroy(&attributes)
+    #endif
   }
 
   deinit {
@@ -95,6 +126,22 @@ final class Condition: @unchecked Sendable {
 
   func wait(on mutex: UnsafeMutablePointer<pthread_mutex_t>) {
     pthread_cond_wait(pointer, mutex)
+  }
+
+  /// Waits at most `timeout`, or until woken (or woken spuriously).
+  func wait(on mutex: UnsafeMutablePointer<pthread_mutex_t>, for timeout: Duration) {
+    let (seconds, attoseconds) = timeout.components
+    var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    #if canImport(Darwin)
+      pthread_cond_timedwait_relative_np(pointer, mutex, &time)
+    #else
+      var now = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &now)
+      let nanoseconds = time.tv_nsec + now.tv_nsec
+      time.tv_sec += now.tv_sec + nanoseconds / 1_000_000_000
+      time.tv_nsec = nanoseconds % 1_000_000_000
+      pthread_cond_timedwait(pointer, mutex, &time)
+    #endif
   }
 
   func signal() { pthread_cond_signal(pointer) }
