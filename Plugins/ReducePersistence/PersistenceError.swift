@@ -27,6 +27,11 @@ public enum PersistenceError: Error, Sendable, CustomStringConvertible {
   ///
   /// - `reason`: the system's message for the failing call, such as `Read-only file system`.
   case writeFailed(path: String, reason: String)
+  /// The file at `path` holds a saved value that the store was not built from, so the save was
+  /// refused and the value stays pending: build the store's initial state with
+  /// `restoring(_:)`, dispatch a `ReplaceState` that holds the saved value, or call
+  /// `replaceSavedValue()` to overwrite it.
+  case savedValueNotRestored(path: String)
 
   /// A sentence that says what went wrong and where.
   public var description: String {
@@ -52,6 +57,8 @@ public enum PersistenceError: Error, Sendable, CustomStringConvertible {
       "cannot encode the state: \(reason)"
     case .writeFailed(let path, let reason):
       "cannot write \(path): \(reason)"
+    case .savedValueNotRestored(let path):
+      "\(path) holds a saved value the store was not built from, so it was not overwritten; create the store from persistence.restoring(...), or call replaceSavedValue() to overwrite it."
     }
   }
 }

@@ -17,7 +17,10 @@ public import Reduce
 ///   middleware: [persistence])
 /// ```
 ///
-/// After an action changed the value, the middleware saves it once changes paused for
+/// A store not built from the saved value does not overwrite it: see
+/// ``isGuardingSavedValue``.
+///
+/// After a commit changed the value, the middleware saves it once changes paused for
 /// `debounce`, and at the latest `maxWait` after the first unsaved change. ``flush()`` saves
 /// at once; leaving the store (`removeMiddleware(named:)` or the store's deinitialisation)
 /// saves what is pending. A failed save is published on the store's `errors` as
@@ -96,7 +99,8 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
       restored.data.map { Self.restore(attachments, from: $0, codec, restored.value) } ?? []
     let engine = PersistenceEngine<State, Value>(
       path: path, codec: codec, debounce: debounce, maxWait: maxWait,
-      timing: PersistenceTiming(clock: clock), onSave: onSave, attachments: attachments)
+      timing: PersistenceTiming(clock: clock), onSave: onSave, attachments: attachments,
+      restored: restored.value)
     self.name = name
     self.path = path
     self.scope = scope
@@ -171,6 +175,28 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
     return state
   }
 
+  /// Whether the middleware refuses to save because the store was not built from the value
+  /// the file holds: it protects that value until the store holds it or the app calls
+  /// ``replaceSavedValue()``.
+  ///
+  /// Decided at the store's first commit: the file's value is protected when the kept value
+  /// before that commit is not ``restoredValue`` (the store was not made from
+  /// ``restoring(_:)``). Meanwhile every save fails with
+  /// ``PersistenceError/savedValueNotRestored(path:)``, reported as a failed save is, and the
+  /// changes stay pending. The protection ends when a commit leaves the store holding the
+  /// file's value (`ReplaceState(persistence.restoring(store.state))`), or with
+  /// ``replaceSavedValue()``.
+  public var isGuardingSavedValue: Bool { engine.isGuardingSavedValue }
+
+  /// Lets the next save replace the value the file holds, though the store was not built from
+  /// it: the app means to discard it.
+  ///
+  /// The pending value is saved at the next save: after the next change, at ``flush()``, or when
+  /// the store goes away.
+  public func replaceSavedValue() {
+    engine.replaceSavedValue()
+  }
+
   /// Whether a change waits to be saved (including one whose save failed).
   public var hasPendingChanges: Bool { engine.hasPendingChanges }
 
@@ -216,10 +242,7 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
     let engine = engine
     return CommitObserver(
       watching: { [scope] in $0[keyPath: scope] },
-      didCommit: { commit in
-        guard commit.before != commit.after else { return }
-        engine.changed(to: commit.after, by: commit.action, in: commit.store)
-      })
+      didCommit: { commit in engine.committed(commit) })
   }
 
   /// Joins a store; refuses a second store while it serves one.

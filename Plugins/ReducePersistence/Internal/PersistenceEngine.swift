@@ -24,8 +24,20 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
     var sequence: UInt64
   }
 
+  /// Whether a save may replace the value the file held when the middleware was made.
+  enum Protection: Sendable {
+    /// The file held a value, and no commit has shown yet whether the store holds it.
+    case unchecked
+    /// The store was not built from the file's value: saves are refused.
+    case guarding
+    /// Nothing to protect: the file held no value, or the store holds it (or held it), or the
+    /// app chose to replace it.
+    case lifted
+  }
+
   struct Book: Sendable {
     var attachment: ObjectIdentifier?
+    var protection: Protection
     /// A context of the store served, to report failures and dispatch outcomes later.
     var context: MiddlewareContext<State>?
     var pending: Pending?
@@ -39,6 +51,10 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
     var driver: Task<Void, Never>?
     var sequence: UInt64 = 0
     var lastError: PersistenceError?
+
+    init(protection: Protection) {
+      self.protection = protection
+    }
   }
 
   /// What one save did.
@@ -55,16 +71,20 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
   let timing: PersistenceTiming
   let onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)?
   let attachments: [PersistenceAttachment<Value>]
-  let book = Locked(Book())
+  /// The value the file held when the middleware was made; nil when there was none.
+  let restored: Value?
+  let book: Locked<Book>
   /// Held while a file is written: the sequence of the newest value written.
   let written = Locked<UInt64>(0)
 
   init(
     path: String, codec: StateFileCodec<Value>, debounce: Duration, maxWait: Duration?,
     timing: PersistenceTiming, onSave: (@Sendable (SaveOutcome<Value>) -> (any Action)?)?,
-    attachments: [PersistenceAttachment<Value>]
+    attachments: [PersistenceAttachment<Value>], restored: Value?
   ) {
     self.attachments = attachments
+    self.restored = restored
+    self.book = Locked(Book(protection: restored == nil ? .lifted : .unchecked))
     self.path = path
     self.codec = codec
     self.debounce = debounce
@@ -91,6 +111,41 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
       guard book.context == nil, book.attachment == context.storeID else { return }
       book.context = context
     }
+  }
+
+  /// Notes a commit of the store served: whether the store holds the file's value, and a
+  /// changed value to save.
+  func committed(_ commit: Commit<Value>) {
+    if let restored { check(commit, against: restored) }
+    guard commit.before != commit.after else { return }
+    changed(to: commit.after, by: commit.action, in: commit.store)
+  }
+
+  /// Decides whether the store was built from the file's value, and lifts the guard once the
+  /// store holds that value.
+  ///
+  /// The store was built from the file's value when the value before its first commit is that
+  /// value. The values are compared outside the lock: `==` is user code.
+  private func check(_ commit: Commit<Value>, against restored: Value) {
+    let protection = book.withLock { book in
+      book.attachment == commit.store ? book.protection : .lifted
+    }
+    guard protection != .lifted else { return }
+    var decided = protection
+    if decided == .unchecked { decided = commit.before == restored ? .lifted : .guarding }
+    if decided == .guarding, commit.after == restored { decided = .lifted }
+    guard decided != protection else { return }
+    book.withLock { book in
+      if book.protection == protection { book.protection = decided }
+    }
+  }
+
+  /// Whether saves are refused because the store was not built from the file's value.
+  var isGuardingSavedValue: Bool { book.withLock { $0.protection == .guarding } }
+
+  /// Lets saves replace the file's value.
+  func replaceSavedValue() {
+    book.withLock { $0.protection = .lifted }
   }
 
   /// Notes a changed value of the store served and makes sure a timer will save it.
@@ -176,14 +231,23 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
   ///
   /// - Returns: What was saved and how it went, or nil when nothing was pending.
   func saveNow() -> Attempt? {
-    let taken: (Pending, MiddlewareContext<State>?)? = book.withLock { book in
+    let taken: (Pending, MiddlewareContext<State>?, refused: Bool)? = book.withLock { book in
       guard let pending = book.pending else { return nil }
-      book.pending = nil
       book.deadline = nil
       book.firstChange = nil
-      return (pending, book.context)
+      // Refused: the value stays pending, and the timer stops until the next change.
+      if book.protection == .guarding {
+        book.lastError = .savedValueNotRestored(path: path)
+        return (pending, book.context, true)
+      }
+      book.pending = nil
+      return (pending, book.context, false)
     }
-    guard let (pending, context) = taken else { return nil }
+    guard let (pending, context, refused) = taken else { return nil }
+    if refused {
+      return Attempt(
+        pending: pending, context: context, result: .failure(.savedValueNotRestored(path: path)))
+    }
     var saved: [String: AnyEncodable] = [:]
     for attachment in attachments {
       if let payload = attachment.save() { saved[attachment.key] = AnyEncodable(base: payload) }
