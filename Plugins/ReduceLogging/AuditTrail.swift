@@ -230,7 +230,9 @@ public struct AuditTrail<State: Sendable>: Middleware {
 /// If the rotation fails, the dispatch fails with
 /// `DispatchError.middlewareFailed(name:action:underlying:)` (an ``AuditTrailError`` or a
 /// ``LogSinkError``) and the log goes on in its file. The action then goes on down the chain;
-/// no mutator should handle it.
+/// no mutator should handle it, and the trail records no entry for it. Inside a ``Batch`` it
+/// does not rotate: the state there holds the batch's earlier changes, which the batch's entry,
+/// written after the snapshot, would record again.
 public struct RotateAuditLog: Action {
   /// Where the current file is moved; nil for the default name.
   public var archivePath: String?
