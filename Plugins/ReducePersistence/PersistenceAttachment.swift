@@ -2,13 +2,8 @@
 /// undo history: read when the value is saved, given back when the file is restored.
 ///
 /// ```swift
-/// let history = PersistenceAttachment<Document>(
-///   key: "undo",
-///   save: { try? undo.exportHistory(of: Document.self) },
-///   restore: { (record: UndoHistoryRecord<Document>, document) in
-///     // Only a history that leads from the restored document.
-///     if record.present == document { try undo.importHistory(record) }
-///   })
+/// let history = PersistenceAttachment(
+///   key: "undo", save: { undo.historyToSave(of: Document.self) }, restore: undo.restoreHistory)
 /// ```
 ///
 /// Attachments are written under the file's `attachments` member, by key. They have no version

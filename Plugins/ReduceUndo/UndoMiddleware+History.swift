@@ -140,3 +140,42 @@ extension UndoMiddleware {
     if changed { statusDidChange() }
   }
 }
+
+// Saving the history beside the document, in one line with ReducePersistence:
+//
+//   PersistenceAttachment(
+//     key: "undo", save: { undo.historyToSave(of: Document.self) }, restore: undo.restoreHistory)
+extension UndoMiddleware {
+  /// The history as it is now, for saving; nil when the middleware tracks another type.
+  ///
+  /// ``exportHistory(of:)`` without the error, in the shape a `PersistenceAttachment`'s `save`
+  /// takes.
+  ///
+  /// - Parameter type: The tracked value's type.
+  /// - Returns: The steps to undo and redo, with their labels, and the present value.
+  public func historyToSave<Value: Codable & Equatable & Sendable>(of type: Value.Type)
+    -> UndoHistoryRecord<Value>?
+  {
+    try? exportHistory(of: type)
+  }
+
+  /// Imports a saved history if it leads from `value`, the tracked value restored with it.
+  ///
+  /// ``importHistory(_:)`` in the shape a `PersistenceAttachment`'s `restore` takes: the
+  /// attachment hands over the value restored from the same file. An empty history imports
+  /// nothing.
+  ///
+  /// - Parameters:
+  ///   - record: The history, as ``historyToSave(of:)`` made it.
+  ///   - value: The tracked value restored with it; nil when none was.
+  /// - Throws: ``UndoHistoryError/presentMismatch`` when the history leads from another value
+  ///   (the persistence then keeps the error in its `attachmentErrors`, and restores the
+  ///   document without its steps), and what ``importHistory(_:)`` throws.
+  public func restoreHistory<Value: Codable & Equatable & Sendable>(
+    _ record: UndoHistoryRecord<Value>, leadingFrom value: Value?
+  ) throws(UndoHistoryError) {
+    guard record.present != nil || !record.past.isEmpty || !record.future.isEmpty else { return }
+    guard let value, record.present == value else { throw .presentMismatch }
+    try importHistory(record)
+  }
+}

@@ -109,7 +109,9 @@ extension UndoGuideExampleTests {
         default: nil
         }
       })
-    #expect(everything.limit == 100 && long.limit == 10_000)
+    let byPause = try UndoMiddleware<TextEditor>(
+      scope: \.document, groupWithin: .milliseconds(500))
+    #expect(everything.limit == 100 && long.limit == 10_000 && byPause.limit == 100)
 
     let actions: [any Action] = [
       EditAction.typed("a"), EditAction.typed("b"), CursorAction.moved(to: 1),
