@@ -3,8 +3,7 @@ import ReduceUndo
 import Synchronization
 import Testing
 
-/// Makes an undo middleware where the state type is generic, so that its recording runs
-/// unspecialised, through generic metadata.
+/// Makes an undo middleware in generic code, where the state type is a generic parameter.
 func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> UndoMiddleware<S> {
   try UndoMiddleware<S>(limit: limit)
 }
@@ -23,7 +22,7 @@ func holdingEditsBack(until gate: AsyncGate, in tasks: TaskList) -> AnyMiddlewar
 }
 
 /// The recording path: the starting point, store membership during a dispatch, and the same
-/// behaviour whether the recorder was compiled for the state type or not.
+/// behaviour whether the middleware was made in generic code or not.
 @Suite struct UndoRecordingTests {
   @Test("actions that change nothing before the first step still fix the starting point")
   func baselineFromUnchangedActions() throws {
