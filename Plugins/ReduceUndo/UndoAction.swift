@@ -12,6 +12,9 @@ public import Reduce
 /// store.dispatch(UndoAction.endGroup)  // one step: "Undo Move"
 /// store.dispatch(UndoAction.undo)
 /// ```
+///
+/// Dispatch each command on its own: a `Batch` that holds one, at any depth, is rejected with
+/// ``UndoError/commandInBatch``.
 public enum UndoAction: Action, Equatable, Hashable {
   /// Restores the state before the newest step. Does nothing when there is no step to undo.
   case undo
