@@ -162,7 +162,9 @@ public struct LoggingMiddleware<State: Sendable>: Middleware {
     var afterTurn: (@Sendable () throws -> Void)?
     if waitsForDisk { afterTurn = { logger.waitForDisk() } }
     // An action no mutator handles reaches the reducers, changes nothing and is not committed:
-    // logged when it is shown, as the commit that does not come would be.
+    // logged when it is shown, as the commit that does not come would be. (An observer outside
+    // this one, an audit trail earlier in the chain that cannot write, may still refuse it: its
+    // failure is then logged too.)
     let unhandled: @Sendable (PendingCommit) -> Void = { change in
       guard change.mutators.isEmpty, !change.replacesState else { return }
       logger.logCommit(of: change.action, in: change.store) {
