@@ -78,6 +78,19 @@ extension Middleware {
   /// - Parameter store: The store's identity.
   public func didDetach(from store: ObjectIdentifier) {}
 
+  /// Passes every action on untouched: the default of a middleware that only records commits.
+  ///
+  /// - Parameters:
+  ///   - action: The action.
+  ///   - context: The store's context.
+  ///   - next: Passes the action on.
+  /// - Throws: The ``DispatchError`` of the rest of the chain.
+  public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
+    throws
+  {
+    try next(action)
+  }
+
   /// Records nothing.
   public var commitObserver: CommitObserver<State>? { nil }
 }

@@ -6,9 +6,8 @@
 /// is deinitialised delivers nothing. It does not keep its store alive.
 public struct Next<State: Sendable>: Sendable {
   let link: StoreLink<State>
-  let chain: Chain<State>
-  /// The index in `chain` of the middleware that handles what this `next` passes on.
-  let position: Int
+  /// The middleware that handles what this `next` passes on; nil: the reducers.
+  let node: ChainNode<State>?
   /// The dispatch this `next` was given in.
   let dispatch: UInt64
 
@@ -27,7 +26,7 @@ public struct Next<State: Sendable>: Sendable {
   /// - Parameter action: The action for the rest of the chain: the one handled, or another.
   /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers.
   public func callAsFunction(_ action: any Action) throws(DispatchError) {
-    try link.core?.pass(action, through: chain, from: position, dispatch: dispatch)
+    try link.core?.pass(action, to: node, dispatch: dispatch)
   }
 }
 

@@ -49,7 +49,8 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
 
   private func startTracking() {
     guard tracking.withLock({ $0 == nil }) else { return }
-    let subscription = scope.observe({ $0 }, by: equality(of: State.self), initial: false) { [weak self] _ in
+    let subscription = scope.observe({ $0 }, by: equality(of: State.self), initial: false) {
+      [weak self] _ in
       guard let self else { return }
       self.registrar.withMutation(of: self, keyPath: \.state) {}
     }
@@ -279,7 +280,7 @@ struct Scope<Root: Sendable, State: Sendable>: ScopeSource {
   let path: ComposedPath<Root, State>?
   let derive: @Sendable (Root) -> State
 
-  var current: State { derive(store.state) }
+  var current: State { derive(store.core.readState()) }
 
   func dispatch(_ action: any Action) -> Result<State, DispatchError> {
     store.core.dispatch(action, returning: derive)
@@ -300,7 +301,8 @@ struct Scope<Root: Sendable, State: Sendable>: ScopeSource {
   ) -> Subscription {
     let derive = derive
     return store.core.observe(
-      { select(derive($0)) }, isDuplicate: isDuplicate, range: path.flatMap { byteRange(of: $0.path) },
+      { select(derive($0)) }, isDuplicate: isDuplicate,
+      range: path.flatMap { byteRange(of: $0.path) },
       shareKey: nil, initial: initial, finish: finish, observer)
   }
 

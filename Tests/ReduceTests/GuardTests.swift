@@ -120,18 +120,16 @@ func isGuardRejection(_ error: DispatchError?) -> Bool {
     #expect(store.state.counter == 3)
   }
 
-  @Test(
-    "a middleware treats a batch as one unit by passing its actions on when context.batch is set")
-  func batchAsUnit() throws {
+  @Test("a middleware that records changes sees a batch once, as one commit")
+  func batchAsOneCommit() throws {
     let seen = Probe<String>()
-    let logger = AnyMiddleware<TestState>(name: "logger") { action, context, next in
-      if context.batch != nil { return try next(action) }
-      seen.append("\(type(of: action))")
-      try next(action)
+    let recorder = CommitSpy(name: "recorder") { commit in
+      seen.append("\(type(of: commit.action)) \(commit.before) -> \(commit.after)")
     }
-    let store = try bank(balance: 1, more: [logger])
+    let store = try bank(balance: 1, more: [recorder])
     store.dispatch(Batch([Increment(by: 1), Increment(by: 2)]))
-    #expect(seen.values == ["Increment", "Batch"], "the opening deposit, then the batch")
+    #expect(
+      seen.values == ["Increment 0 -> 1", "Batch 1 -> 4"], "the opening deposit, then the batch")
     #expect(store.state.counter == 4)
   }
 }

@@ -31,14 +31,10 @@ struct Journal<State: Sendable>: Middleware {
   let name = "journal"
   let file: JournalFile  // yours: appends a line, throws when it cannot
 
-  func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws {
-    guard context.batch == nil else { return try next(action) }
-    try next(
-      action,
-      willCommit: { change in
-        try file.append("\(change.action) \(change.mutators)")
-      })
-    context.beforeReturning { try file.flush() }
+  var commitObserver: CommitObserver<State>? {
+    CommitObserver(
+      willCommit: { change in try file.append("\(change.action) \(change.mutators)") },
+      afterTurn: { try file.flush() })
   }
 }
 
@@ -52,5 +48,15 @@ struct Journal<State: Sendable>: Middleware {
     file.fill()
     #expect(throws: DispatchError.self) { try store.dispatch(Increment(by: 3)).get() }
     #expect(store.state.counter == 2)
+  }
+
+  @Test("a batch is one journal line, with the mutators of all its actions")
+  func batchIsOneLine() throws {
+    let file = JournalFile()
+    let store = try makeStore(
+      mutators: [counterMutator, itemsMutator], middleware: [Journal<TestState>(file: file)])
+    store.dispatch(Batch([Increment(by: 1), Append(value: 4)]))
+    #expect(file.lines.count == 1)
+    #expect(file.lines.first?.hasSuffix(#"[\TestState.counter, \TestState.items]"#) == true)
   }
 }

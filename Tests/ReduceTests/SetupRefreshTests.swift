@@ -6,10 +6,6 @@ import Testing
 /// dispatch, by one of its middleware, is seen by the rest of that dispatch.
 @Suite struct SetupRefreshTests {
   /// The store a middleware changes, set once the store exists.
-  final class StoreBox: @unchecked Sendable {
-    weak var store: Store<TestState>?
-  }
-
   /// A middleware that runs `change` on the store before it passes each `Rename` on.
   func changing(_ box: StoreBox, _ change: @escaping @Sendable (Store<TestState>) throws -> Void)
     -> AnyMiddleware<TestState>

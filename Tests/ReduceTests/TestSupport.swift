@@ -105,6 +105,12 @@ final class Probe<Value: Sendable>: @unchecked Sendable {
   var count: Int { values.count }
 
   var last: Value? { values.last }
+
+  func removeAll() {
+    lock.lock()
+    storage.removeAll()
+    lock.unlock()
+  }
 }
 
 /// A value that a closure sets and a test reads, thread-safely.
@@ -192,4 +198,38 @@ extension Result {
     if case .success(let value) = self { return value }
     return nil
   }
+}
+
+/// A middleware that only watches the counter's commits.
+struct CommitSpy: Middleware {
+  let name: String
+  let didCommit: @Sendable (Commit<Int>) -> Void
+
+  var commitObserver: CommitObserver<TestState>? {
+    CommitObserver(watching: \.counter, didCommit: didCommit)
+  }
+}
+
+/// A store a middleware reaches without keeping it alive.
+///
+/// `@unchecked Sendable`: set once by the test before any dispatch.
+final class StoreBox: @unchecked Sendable {
+  weak var store: Store<TestState>?
+}
+
+/// A middleware whose commit observer runs `body` after each turn, with the last action it saw
+/// committed (or reach the reducers) in that turn.
+func returnWaiter(
+  name: String = "waiter", _ body: @escaping @Sendable (any Action) throws -> Void
+) -> AnyRecorder {
+  let last = Probe<any Action>()
+  return AnyRecorder(
+    name: name,
+    observer: CommitObserver(
+      willCommit: { last.append($0.action) },
+      afterTurn: {
+        guard let action = last.last else { return }
+        last.removeAll()
+        try body(action)
+      }))
 }

@@ -263,24 +263,22 @@ import Testing
     #expect(underlying as? ThunkError == .stateMismatch(expected: "Int", found: "AppState"))
   }
 
-  @Test("a Batch that holds a thunk is rejected, and nothing in it is reduced")
+  @Test("a thunk in a Batch runs, and what it dispatches is queued behind the batch")
   func batchWithThunk() throws {
     let store = try makeStore()
-    let batch = Batch([CountAction.incremented(by: 1), Thunk<AppState, Void> { _ in }])
-    let result = store.dispatch(batch)
-    guard case .failure(.rejected("ThunkMiddleware", _, let underlying)) = result else {
-      Issue.record("expected a rejection, got \(result)")
-      return
-    }
-    #expect(underlying as? ThunkError == .unsupportedInBatch(action: "Thunk<Void>(sync)"))
-    #expect(store.state.count == 0)
+    let batch = Batch([
+      CountAction.incremented(by: 1),
+      Thunk<AppState, Void> { context in context.dispatch(CountAction.incremented(by: 10)) },
+    ])
+    #expect(try store.dispatch(batch).get().count == 11)
+    #expect(store.state.seen == ["CountAction", "CountAction"], "the batch's, then the queued one")
   }
 
   @Test("every ThunkError has a description that says how to fix it")
   func errorDescriptions() {
     let errors: [ThunkError] = [
       .middlewareMissing, .dropped, .dependenciesMismatch(expected: "A", found: "B"),
-      .stateMismatch(expected: "A", found: "B"), .unsupportedInBatch(action: "T"),
+      .stateMismatch(expected: "A", found: "B"),
     ]
     for error in errors {
       #expect(error.description.hasSuffix("."))
@@ -303,14 +301,8 @@ struct Services: Greeting {
 }
 
 extension ThunkTests {
-  @Test("the middleware wants thunks and CancelThunks; other actions, batches too, pass it by")
-  func handlesOnlyItsOwnTypes() throws {
-    let middleware = ThunkMiddleware<AppState, Void>()
-    #expect(middleware.handles(Thunk<AppState, Void>.self))
-    #expect(middleware.handles(Thunk<AppState, Int>.self))
-    #expect(middleware.handles(CancelThunks.self))
-    #expect(!middleware.handles(Batch.self))
-    #expect(!middleware.handles(CountAction.self))
+  @Test("other actions pass the middleware untouched")
+  func passesOtherActions() throws {
     let log = ActionLog()
     let store = try makeStore(dependencies: (), after: [log.middleware(named: "after")])
     store.dispatch(CountAction.incremented(by: 2))

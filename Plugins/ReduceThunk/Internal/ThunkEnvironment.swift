@@ -1,4 +1,4 @@
-public import Reduce
+import Reduce
 
 /// The name every ``ThunkMiddleware`` has in a store's chain; `perform` looks for it.
 let thunkMiddlewareName = "ThunkMiddleware"

@@ -1,4 +1,4 @@
-public import Reduce
+import Reduce
 
 /// Runs the actions of one thunk type (or ``CancelThunks``) in a store whose state is `State`.
 ///

@@ -58,13 +58,13 @@ struct ObserverList<State: Sendable> {
     return nil
   }
 
-  /// Removes every member; returns their `finish` closures.
+  /// Cancels and removes every member; returns their `finish` closures.
   mutating func removeAll() -> [@Sendable () -> Void] {
     defer {
       groups = []
       needsOldState = false
     }
-    return groups.flatMap { $0.finishes }
+    return groups.flatMap { $0.cancelAll() }
   }
 
   /// Tells the observers of a commit, in subscription order.
@@ -110,7 +110,9 @@ class ObserverGroup<State: Sendable>: @unchecked Sendable {
 
   var needsOldState: Bool { false }
   var isEmpty: Bool { true }
-  var finishes: [@Sendable () -> Void] { [] }
+
+  /// Cancels every member; returns their `finish` closures.
+  func cancelAll() -> [@Sendable () -> Void] { [] }
 
   /// Whether a commit that touched these bytes (nil: unknown) may have changed the value.
   func mayChange(touched: [Range<Int>]?) -> Bool {
@@ -165,7 +167,11 @@ final class ValueGroup<State: Sendable, Value: Sendable>: ObserverGroup<State>,
   }
 
   override var isEmpty: Bool { members.isEmpty }
-  override var finishes: [@Sendable () -> Void] { members.compactMap(\.finish) }
+
+  override func cancelAll() -> [@Sendable () -> Void] {
+    for member in members { _ = member.flag.cancel() }
+    return members.compactMap(\.finish)
+  }
 
   override func refresh(_ state: State, change: Reducer<State>.Change) -> Bool {
     let value = select(state)
@@ -215,6 +221,11 @@ final class ChangeGroup<State: Sendable>: ObserverGroup<State>, @unchecked Senda
 
   override var needsOldState: Bool { true }
   override var isEmpty: Bool { removed }
+
+  override func cancelAll() -> [@Sendable () -> Void] {
+    _ = flag.cancel()
+    return []
+  }
 
   override func refresh(_ state: State, change: Reducer<State>.Change) -> Bool {
     guard let old = change.old else { return false }

@@ -2,9 +2,13 @@
 /// the change to the commit observers before it is made, and roll it back when a handler or an
 /// observer refuses it.
 ///
-/// Single-threaded: only the thread holding the store's turn touches it.
+/// Only the thread holding the store's turn changes it. Other threads read the state with
+/// ``read()``, under `stateLock`, which the turn holder holds while it changes the state: a
+/// read from another thread gets the state before or after an action, never half of one, and
+/// waits only while handlers run.
 final class Reducer<State: Sendable>: @unchecked Sendable {
-  // `@unchecked Sendable`: touched only by the thread holding the store's turn.
+  // `@unchecked Sendable`: touched only by the thread holding the store's turn, except `state`,
+  // which that thread writes holding `stateLock`, and other threads read holding it.
 
   /// A batch being reduced: its actions change the state one after another, and the batch
   /// commits once, at the end.
@@ -24,7 +28,8 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     let touched: [Range<Int>]?
   }
 
-  var state: State
+  private(set) var state: State
+  private let stateLock = Locked(())
   /// Whether a handler or a check is running: the store stops a reducer that reads, dispatches
   /// or subscribes.
   private(set) var isReducing = false
@@ -34,6 +39,15 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   init(state: State, storeID: ObjectIdentifier) {
     self.state = state
     self.storeID = storeID
+  }
+
+  /// The state, for a thread that does not hold the store's turn.
+  func read() -> State {
+    stateLock.withLock { _ in state }
+  }
+
+  private func restore(_ old: State) {
+    stateLock.withLock { _ in state = old }
   }
 
   /// Reduces one action and commits it.
@@ -69,7 +83,7 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
       try apply(action, route)
       try Self.willCommit(commit, recordings)
     } catch {
-      state = old
+      restore(old)
       throw error
     }
     return Change(commit: commit, old: old, touched: route.touched)
@@ -96,7 +110,7 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
         store: storeID)
       try Self.willCommit(commit, recordings)
     } catch {
-      state = old
+      restore(old)
       throw error
     }
     guard stage?.reduced == true else { return nil }
@@ -150,17 +164,19 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   private func apply(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
     isReducing = true
     defer { isReducing = false }
-    if route.replacesState {
-      if let replacement = action as? ReplaceState<State> { state = replacement.state }
-      // Followers (`onReplaceState`) cannot throw.
-      for step in route.steps { try? step.handler.body(&state, action) }
-      return
-    }
-    for step in route.steps {
-      do {
-        try step.handler.body(&state, action)
-      } catch {
-        throw .reducerFailed(key: step.key, action: action, underlying: error)
+    try stateLock.withLock { _ throws(DispatchError) in
+      if route.replacesState {
+        if let replacement = action as? ReplaceState<State> { state = replacement.state }
+        // Followers (`onReplaceState`) cannot throw.
+        for step in route.steps { try? step.handler.body(&state, action) }
+        return
+      }
+      for step in route.steps {
+        do {
+          try step.handler.body(&state, action)
+        } catch {
+          throw .reducerFailed(key: step.key, action: action, underlying: error)
+        }
       }
     }
   }

@@ -28,12 +28,15 @@ final class Registry<State: Sendable>: Sendable {
         followers.append(RouteStep(key: mutator.key, handler: follower, range: range))
       }
     }
-    // A mutator's handler of its own type and its handler of every action both run, in
+    // A mutator's handler of the type runs, then its handler of every action; mutators in
     // registration order.
     var routes: [ObjectIdentifier: Route<State>] = [:]
     for (type, _) in typed {
       let steps = entries.flatMap { entry in
-        entry.mutator.handlers.filter { $0.actionType == type || $0.actionType == nil }.map {
+        let handlers = entry.mutator.handlers
+        let typed = handlers.filter { $0.actionType == type }
+        let every = handlers.filter { $0.actionType == nil }
+        return (typed + every).map {
           RouteStep(key: entry.mutator.key, handler: $0, range: entry.mutator.access.byteRange)
         }
       }
@@ -48,7 +51,7 @@ final class Registry<State: Sendable>: Sendable {
 
   /// The handlers an action of this type runs, in registration order.
   func route(for action: any Action) -> Route<State> {
-    routes[ObjectIdentifier(type(of: action))] ?? everyAction
+    routes[ObjectIdentifier(action.dispatchedType)] ?? everyAction
   }
 
   /// Checks a mutator against itself and the registered ones.

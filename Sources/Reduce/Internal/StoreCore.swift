@@ -1,4 +1,5 @@
 import Observation
+import Synchronization
 
 /// A piece of work the store carries out in its turn.
 enum Work<State: Sendable> {
@@ -7,7 +8,7 @@ enum Work<State: Sendable> {
   /// Actions dispatched one after another (`dispatch([a, b])`).
   case sequence([any Action])
   /// The rest of a chain, from a `next` called after its dispatch ended.
-  case resume(any Action, Chain<State>, position: Int)
+  case resume(any Action, ChainNode<State>?)
 
   var isFallback: Bool {
     if case .action(_, let isFallback) = self { return isFallback }
@@ -17,7 +18,7 @@ enum Work<State: Sendable> {
   /// The action a failure of the work after its turn is reported for.
   var action: any Action {
     switch self {
-    case .action(let action, _), .resume(let action, _, _): action
+    case .action(let action, _), .resume(let action, _): action
     case .sequence(let actions): actions.last ?? Batch([])
     }
   }
@@ -51,7 +52,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   private var nextFollowUp = 0
   /// The dispatch being carried out: a `next` of another one is queued, not run in it.
   private var currentDispatch: UInt64 = 0
-  private var isTracked = false
+  /// Whether `state` was read where Observation tracks it: only then is the registrar told.
+  private let isTracked = Atomic<Bool>(false)
   private(set) var closed = false
 
   init(initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?) {
@@ -119,18 +121,18 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Runs the rest of a chain for an action a middleware passed on: at once during the
   /// dispatch it belongs to; queued when this thread is carrying out another; as a dispatch of
   /// its own otherwise.
-  func pass(
-    _ action: any Action, through chain: Chain<State>, from position: Int, dispatch: UInt64
-  ) throws(DispatchError) {
+  func pass(_ action: any Action, to node: ChainNode<State>?, dispatch: UInt64)
+    throws(DispatchError)
+  {
     if turn.isHeldByCurrentThread {
       if dispatch == currentDispatch {
-        try runChain(action, chain, from: position)
+        try runChain(action, from: node)
       } else {
-        _ = queue(.resume(action, chain, position: position))
+        _ = queue(.resume(action, node))
       }
       return
     }
-    let work = Work<State>.resume(action, chain, position: position)
+    let work = Work<State>.resume(action, node)
     let (result, afterTurn) = turn.run { carryOut(work) }
     if case .failure(let failure) = finish(result, afterTurn: afterTurn, action: action) {
       throw failure
@@ -153,7 +155,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   {
     let (result, afterTurn) = carryOut(work)
     // Read in the turn, so that no caller keeps the state while other actions change it.
-    return (result.map(read), afterTurn)
+    let value = result.map(read)
+    // A reader that dispatched (which it should not) queued work: it runs before the turn ends.
+    runFollowUps()
+    return (value, afterTurn)
   }
 
   /// Holding the turn: runs the work and every follow-up it queued.
@@ -171,12 +176,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   private func perform(_ work: Work<State>) -> DispatchError? {
     switch work {
     case .action(let action, _):
-      return run(action, chain, from: 0)
-    case .resume(let action, let chain, let position):
-      return run(action, chain, from: position)
+      return run(action, from: chain.first)
+    case .resume(let action, let node):
+      return run(action, from: node)
     case .sequence(let actions):
       for action in actions {
-        if let failure = run(action, chain, from: 0) { return failure }
+        if let failure = run(action, from: chain.first) { return failure }
         runFollowUps()
       }
       return nil
@@ -193,30 +198,27 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     nextFollowUp = 0
   }
 
-  private func run(_ action: any Action, _ chain: Chain<State>, from position: Int)
-    -> DispatchError?
-  {
+  private func run(_ action: any Action, from node: ChainNode<State>?) -> DispatchError? {
     currentDispatch &+= 1
     do {
-      try runChain(action, chain, from: position)
+      try runChain(action, from: node)
       return nil
     } catch {
       return error
     }
   }
 
-  /// Holding the turn: hands the action to the middleware at `position`, or to the reducers
-  /// past the last one.
-  private func runChain(_ action: any Action, _ chain: Chain<State>, from position: Int)
+  /// Holding the turn: hands the action to a middleware, or (nil) to the reducers.
+  private func runChain(_ action: any Action, from node: ChainNode<State>?)
     throws(DispatchError)
   {
     if closed { return }
-    guard position < chain.entries.count else {
-      try reduce(action, chain)
+    guard let node else {
+      try reduce(action)
       return
     }
-    let entry = chain.entries[position]
-    let next = Next(link: link, chain: chain, position: position + 1, dispatch: currentDispatch)
+    let entry = node.entry
+    let next = Next(link: link, node: node.next, dispatch: currentDispatch)
     let context = MiddlewareContext(link: link, action: action, middlewareName: entry.name)
     do {
       try entry.middleware.handle(action, context: context, next: next)
@@ -229,9 +231,11 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   // MARK: Reducing
 
-  private func reduce(_ action: any Action, _ chain: Chain<State>) throws(DispatchError) {
+  /// Holding the turn: reduces an action, and shows its commit to the commit observers of the
+  /// store's chain.
+  private func reduce(_ action: any Action) throws(DispatchError) {
     if type(of: action) == Batch.self, let batch = action as? Batch {
-      try reduce(batch, chain)
+      try reduce(batch)
     } else if reducer.stage != nil {
       try reducer.stage(action)
     } else {
@@ -242,15 +246,18 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  private func reduce(_ batch: Batch, _ chain: Chain<State>) throws(DispatchError) {
+  /// A batch's actions each go through the whole chain, then the batch commits once.
+  private func reduce(_ batch: Batch) throws(DispatchError) {
+    let first = chain.first
     if reducer.stage != nil {
       // Nested: its actions are part of the enclosing batch.
-      for action in batch.actions { try runChain(action, chain, from: 0) }
+      for action in batch.actions { try runChain(action, from: first) }
       return
     }
+    let chain = chain
     let change = try reducer.commit(batch, registry: registry, recordings: chain.recordings) {
       () throws(DispatchError) in
-      for action in batch.actions { try runChain(action, chain, from: 0) }
+      for action in batch.actions { try runChain(action, from: first) }
     }
     if let change { committed(change, chain) }
   }
@@ -262,7 +269,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     let state = reducer.state
     let unchanged = change.old.map { old in isEqual?(old, state) ?? false } ?? false
     if !unchanged {
-      if isTracked, let store { registrar.withMutation(of: store, keyPath: \.state) {} }
+      if isTracked.load(ordering: .relaxed), let store {
+        registrar.withMutation(of: store, keyPath: \.state) {}
+      }
       // A copy of the list: an observer may subscribe or cancel while it is told.
       let observers = self.observers
       observers.tell(change, state: state)
@@ -272,17 +281,15 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   // MARK: Reading
 
-  /// The current state: read in the turn, or directly by the thread holding it.
+  /// The current state. Another thread gets the state before or after an action, and waits
+  /// only while an action's handlers run.
   func readState(tracked: Bool = false) -> State {
+    if tracked, !isTracked.load(ordering: .relaxed) { isTracked.store(true, ordering: .relaxed) }
     if turn.isHeldByCurrentThread {
       stopIfReducing("A reducer read the store's state or dispatched to it.")
-      if tracked { isTracked = true }
       return reducer.state
     }
-    return turn.run {
-      if tracked { isTracked = true }
-      return reducer.state
-    }
+    return reducer.read()
   }
 
   /// Runs `body` holding the turn: directly when this thread holds it already.

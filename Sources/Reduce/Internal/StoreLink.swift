@@ -22,8 +22,8 @@ final class StoreLink<State: Sendable>: @unchecked Sendable {
   }
 }
 
-/// The middleware chain a dispatch runs: immutable, so a dispatch in progress finishes with the
-/// chain it started with, whatever `use` and `removeMiddleware` do meanwhile.
+/// The middleware of a store, outermost first, and their commit observers. Immutable: `use`
+/// and `removeMiddleware` make a new chain.
 final class Chain<State: Sendable>: Sendable {
   struct Entry: Sendable {
     let name: String
@@ -32,6 +32,8 @@ final class Chain<State: Sendable>: Sendable {
   }
 
   let entries: [Entry]
+  /// The outermost middleware, linked to the ones after it: where a dispatch starts.
+  let first: ChainNode<State>?
   /// The commit observers, outermost first.
   let recordings: [CommitRecording<State>]
   /// The commit observers that ask to be called after each turn.
@@ -39,9 +41,26 @@ final class Chain<State: Sendable>: Sendable {
 
   init(_ entries: [Entry] = []) {
     self.entries = entries
+    var node: ChainNode<State>?
+    for entry in entries.reversed() { node = ChainNode(entry: entry, next: node) }
+    first = node
     recordings = entries.compactMap(\.recording)
     afterTurn = recordings.filter { $0.afterTurn != nil }
   }
 
   var names: [String] { entries.map(\.name) }
+}
+
+/// One middleware of a chain and the ones after it: what a `next` holds, so that a dispatch in
+/// progress, and a `next` called late, finish with the chain they started with. It holds only
+/// the middleware after the one it was given to: a middleware that keeps its `next` does not
+/// keep itself alive.
+final class ChainNode<State: Sendable>: Sendable {
+  let entry: Chain<State>.Entry
+  let next: ChainNode<State>?
+
+  init(entry: Chain<State>.Entry, next: ChainNode<State>?) {
+    self.entry = entry
+    self.next = next
+  }
 }
