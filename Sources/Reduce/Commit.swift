@@ -81,8 +81,9 @@ public struct CommitObserver<State: Sendable>: Sendable {
 public struct PendingCommit: Sendable {
   /// The action reduced: the one that reached the reducers; for a ``Batch``, the batch.
   public let action: any Action
-  /// The keys of the mutators whose handlers make the change, in the order they run (for a
-  /// batch, those of all its actions). Empty when no handler takes the action.
+  /// The keys of the mutators whose handlers make the change, in the order they run.
+  ///
+  /// For a batch, those of all its actions. Empty when no handler takes the action.
   public let mutators: [MutatorKey]
   /// Whether the change replaces the whole state: a ``ReplaceState``, or a batch holding one.
   public let replacesState: Bool
@@ -137,7 +138,9 @@ public struct Commit<Value: Sendable>: Sendable {
   }
 }
 
-/// One commit observer in one store: what the store calls. Made when the middleware joins the
+/// One commit observer in one store: what the store calls.
+///
+/// Made when the middleware joins the
 /// store, so that the watched value before a commit has a place of its own in each store.
 ///
 /// Touched only in the store's turn, except ``afterTurn``.

@@ -49,8 +49,8 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
 
   private func startTracking() {
     guard tracking.withLock({ $0 == nil }) else { return }
-    let subscription = scope.observe({ $0 }, by: equality(of: State.self), initial: false) {
-      [weak self] _ in
+    let isDuplicate = equality(of: State.self)
+    let subscription = scope.observe(\.self, by: isDuplicate, initial: false) { [weak self] _ in
       guard let self else { return }
       self.registrar.withMutation(of: self, keyPath: \.state) {}
     }
@@ -174,7 +174,8 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
     of keyPath: KeyPath<State, Value> & Sendable
   ) -> StateSequence<Value> {
     let scope = scope
-    return StateSequence(isDuplicate: { $0 == $1 }) { continuation in
+    let isDuplicate: @Sendable (Value, Value) -> Bool = { $0 == $1 }
+    return StateSequence(isDuplicate: isDuplicate) { continuation in
       scope.observe(keyPath, initial: true, finish: { continuation.finish() }) {
         continuation.yield($0)
       }
@@ -271,7 +272,9 @@ extension ScopeSource {
   }
 }
 
-/// A part of a root store's state: reached by a key path (which its observers use to share
+/// A part of a root store's state.
+///
+/// It is reached by a key path (which its observers use to share
 /// reads and to be skipped by actions that change other parts) or derived by a closure.
 /// Scoping a scope composes the two.
 struct Scope<Root: Sendable, State: Sendable>: ScopeSource {

@@ -115,8 +115,8 @@ extension Store {
   ) -> Subscription {
     core.observe(
       { selector.evaluate($0) }, isDuplicate: { $0.generation == $1.generation }, range: nil,
-      shareKey: Generations(selector: ObjectIdentifier(selector)), initial: initial
-    ) { observer($0.value) }
+      shareKey: Generations(selector: ObjectIdentifier(selector)), initial: initial,
+      { observer($0.value) })
   }
 
   /// The value of a memoized selector now.
@@ -151,8 +151,7 @@ extension Store {
     return StateSequence(isDuplicate: core.isEqual) { [weak core] continuation in
       core?.observe(
         { $0 }, isDuplicate: core?.isEqual, range: nil, shareKey: WholeState(), initial: true,
-        finish: { continuation.finish() }
-      ) { continuation.yield($0) }
+        finish: { continuation.finish() }, { continuation.yield($0) })
     }
   }
 
@@ -164,9 +163,10 @@ extension Store {
     of keyPath: KeyPath<State, Value> & Sendable
   ) -> StateSequence<Value> {
     let range = byteRange(of: keyPath)
-    return StateSequence(isDuplicate: { $0 == $1 }) { [weak core] continuation in
+    let isDuplicate: @Sendable (Value, Value) -> Bool = { $0 == $1 }
+    return StateSequence(isDuplicate: isDuplicate) { [weak core] continuation in
       core?.observe(
-        { $0[keyPath: keyPath] }, isDuplicate: { $0 == $1 }, range: range,
+        { $0[keyPath: keyPath] }, isDuplicate: isDuplicate, range: range,
         shareKey: keyPath as AnyKeyPath, initial: true, finish: { continuation.finish() }
       ) { continuation.yield($0) }
     }

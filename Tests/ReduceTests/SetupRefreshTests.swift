@@ -5,7 +5,6 @@ import Testing
 /// copy of the store's setup, taken again when the setup changed: a change made during a
 /// dispatch, by one of its middleware, is seen by the rest of that dispatch.
 @Suite struct SetupRefreshTests {
-  /// The store a middleware changes, set once the store exists.
   /// A middleware that runs `change` on the store before it passes each `Rename` on.
   func changing(_ box: StoreBox, _ change: @escaping @Sendable (Store<TestState>) throws -> Void)
     -> AnyMiddleware<TestState>

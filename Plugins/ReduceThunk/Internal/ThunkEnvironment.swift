@@ -16,16 +16,6 @@ struct ThunkEnvironment<State: Sendable>: Sendable {
   /// The run of an async thunk; nil for a synchronous one.
   let run: ThunkRun?
 
-  init(
-    base: MiddlewareContext<State>, dependencies: any Sendable, runtime: ThunkRuntime,
-    run: ThunkRun?
-  ) {
-    self.base = base
-    self.dependencies = dependencies
-    self.runtime = runtime
-    self.run = run
-  }
-
   /// The environment of an async body: this one plus the body's run.
   func running(_ run: ThunkRun) -> ThunkEnvironment {
     ThunkEnvironment(base: base, dependencies: dependencies, runtime: runtime, run: run)

@@ -93,7 +93,9 @@ struct Delivery {
   let run: () -> Void
 }
 
-/// A value observed by one or more subscribers. Touched only in the store's turn.
+/// A value observed by one or more subscribers.
+///
+/// Touched only in the store's turn.
 class ObserverGroup<State: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: its mutable members are touched only by the thread holding the
   // store's turn.

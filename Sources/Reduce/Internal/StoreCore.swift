@@ -79,7 +79,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   /// Carries out work from a task: a task that finds the store busy suspends.
   func send(_ work: Work<State>) async -> Result<State, DispatchError> {
-    let (result, afterTurn) = await turn.run { carryOut(work) }
+    let (result, afterTurn) = await turn.runSuspending { carryOut(work) }
     return finish(result, afterTurn: afterTurn, action: work.action)
   }
 
@@ -98,7 +98,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     -> Result<Value, DispatchError>
   {
     let work = Work<State>.action(action, isFallback: false)
-    let (result, afterTurn) = await turn.run { reading(work, read) }
+    let (result, afterTurn) = await turn.runSuspending { reading(work, read) }
     return finish(result, afterTurn: afterTurn, action: action)
   }
 
@@ -262,8 +262,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     if let change { committed(change, chain) }
   }
 
-  /// Holding the turn, after a commit: tells Observation, the observers, then the commit
-  /// observers. The observers run here, in the turn, on the dispatching thread, before the
+  /// Holding the turn, after a commit: tells Observation, the observers, then the commit observers.
+  ///
+  /// The observers run here, in the turn, on the dispatching thread, before the
   /// dispatch returns; what they dispatch is queued behind the current action.
   private func committed(_ change: Reducer<State>.Change, _ chain: Chain<State>) {
     let state = reducer.state
@@ -281,7 +282,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   // MARK: Reading
 
-  /// The current state. Another thread gets the state before or after an action, and waits
+  /// The current state.
+  ///
+  /// Another thread gets the state before or after an action, and waits
   /// only while an action's handlers run.
   func readState(tracked: Bool = false) -> State {
     if tracked, !isTracked.load(ordering: .relaxed) { isTracked.store(true, ordering: .relaxed) }

@@ -22,7 +22,9 @@ final class StoreLink<State: Sendable>: @unchecked Sendable {
   }
 }
 
-/// The middleware of a store, outermost first, and their commit observers. Immutable: `use`
+/// The middleware of a store, outermost first, and their commit observers.
+///
+/// Immutable: `use`
 /// and `removeMiddleware` make a new chain.
 final class Chain<State: Sendable>: Sendable {
   struct Entry: Sendable {
@@ -51,7 +53,9 @@ final class Chain<State: Sendable>: Sendable {
   var names: [String] { entries.map(\.name) }
 }
 
-/// One middleware of a chain and the ones after it: what a `next` holds, so that a dispatch in
+/// One middleware of a chain and the ones after it: what a `next` holds.
+///
+/// So a dispatch in
 /// progress, and a `next` called late, finish with the chain they started with. It holds only
 /// the middleware after the one it was given to: a middleware that keeps its `next` does not
 /// keep itself alive.

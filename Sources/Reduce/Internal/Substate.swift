@@ -178,7 +178,9 @@ final class Handler<State>: Sendable {
   }
 }
 
-/// The action as the type its handler takes. The store routes an action only to handlers of
+/// The action as the type its handler takes.
+///
+/// The store routes an action only to handlers of
 /// its own type, so the cast cannot fail; if it did, the routing would be wrong.
 private func cast<A: Action>(_ action: any Action, to type: A.Type) -> A {
   guard let typed = action as? A else {

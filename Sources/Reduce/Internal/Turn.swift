@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// This is the one place of the store that knows about threads. It knows nothing of states,
 /// actions or middleware: it runs closures. Everything else in the store is single-threaded
-/// code that runs inside ``run(_:)-(()->R)`` or ``run(_:)-(()->R)async``.
+/// code that runs inside ``run(_:)`` or ``runSuspending(_:)``.
 ///
 /// Every body runs on the thread (or in the task) that asked, never on another's. So a body
 /// sees its caller's task-local values, which is what makes an action's middleware and
@@ -80,7 +80,7 @@ final class Turn: @unchecked Sendable {
   /// - Parameter body: The work; it runs without suspending, on the task's thread.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
-  func run<R, E: Error>(_ body: () throws(E) -> R) async throws(E) -> R {
+  func runSuspending<R, E: Error>(_ body: () throws(E) -> R) async throws(E) -> R {
     await acquireSuspending()
     defer { release() }
     return try body()
