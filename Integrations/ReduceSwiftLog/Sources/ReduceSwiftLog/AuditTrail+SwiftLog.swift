@@ -22,7 +22,7 @@ extension AuditTrail {
   /// trail logs it as a failure (at the failure level) rather than as a success. Placed after
   /// the file's trail instead, it would log the change before the file could refuse it.
   ///
-  /// Unlike a file trail, this one redacts ``LogRedaction/defaultFields`` by default: the
+  /// Unlike a file trail, this one redacts `LogRedaction.defaultFields` by default: the
   /// entries are read by people and by log pipelines, never replayed.
   ///
   /// - Parameters:

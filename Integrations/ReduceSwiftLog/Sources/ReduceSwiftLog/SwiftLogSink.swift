@@ -10,21 +10,25 @@ public import ReduceLogging
 /// let debug = LoggingMiddleware<Ledger>(sink: .logger(logger))
 /// let store = try Store(initialState: Ledger(), mutators: [balances], middleware: [debug])
 /// store.dispatch(Deposit(account: "ada", amount: 100))
+/// // With swift-log's StreamLogHandler:
 /// // 2024-05-01T12:00:00+0000 info ledger: reduce.changes.count=1
-/// //   reduce.changes.paths=["balances[\"ada\"]"] reduce.durationNs=31000 reduce.outcome=ok
+/// //   reduce.changes.paths=["balances[\"ada\"]"] reduce.durationNs=20621 reduce.outcome=ok
 /// //   reduce.payload={"account":"ada","amount":100} reduce.seq=1 [ReduceSwiftLog] Deposit
 /// ```
 ///
 /// A success is logged at ``successLevel`` (`info` by default), a failure at ``failureLevel``
-/// (`error` by default) with the `DispatchError` as the event's error. The metadata keys are
-/// those of ``MetadataKey``; a key is left out when the entry has no value for it. The entry's
-/// values are already redacted by the middleware that made it (`redactedFields:`), and the
-/// sink adds no value of its own: a redacted field stays `<redacted>`.
+/// (`error` by default). A failure's `DispatchError` is the log event's error (swift-log's
+/// `LogEvent.error`: `StreamLogHandler` shows it as `error.message` and `error.type`). The
+/// metadata keys are those of ``MetadataKey``; a key is left out when the entry has no value
+/// for it. The entry's values are already redacted by the middleware that made it
+/// (`redactedFields:`), and the sink adds no value of its own: a redacted field stays
+/// `<redacted>`.
 ///
-/// The sink logs on the thread and in the task that dispatched the action, as every sink is
-/// called: a `Logger.MetadataProvider` of the logger's handler that reads a task-local value
-/// (a request id) sees the dispatcher's. An entry whose level the logger's `logLevel` filters
-/// out costs one comparison: its metadata is not built. Writing never throws.
+/// The sink logs on the thread and in the task that runs the action through the middleware,
+/// as every sink is called: a `Logger.MetadataProvider` of the logger's handler that reads a
+/// task-local value (a request id) reads it there. An entry whose level the logger's
+/// `logLevel` filters out costs one comparison: its metadata is not built and the metadata
+/// provider is not asked. Writing never throws.
 ///
 /// The logger's handler writes the entry synchronously, in the store's turn, as the built-in
 /// sinks do: give the logger a handler that does not block on slow output.
@@ -99,13 +103,8 @@ public struct SwiftLogSink: LogSink {
       MetadataKey.sequence: .stringConvertible(entry.sequence),
       MetadataKey.durationNanoseconds: .stringConvertible(Self.nanoseconds(of: entry.duration)),
     ]
-    switch entry.outcome {
-    case .ok:
-      metadata[MetadataKey.outcome] = "ok"
-    case .failed(let error):
-      metadata[MetadataKey.outcome] = "failed"
-      metadata[MetadataKey.error] = .string(error.description)
-    }
+    // The error itself is the event's error (`write(_:)`), which the handler shows.
+    metadata[MetadataKey.outcome] = entry.outcome.isSuccess ? "ok" : "failed"
     if let payload = entry.payload {
       metadata[MetadataKey.payload] = .string(payload.text)
     }
@@ -136,28 +135,27 @@ extension SwiftLogSink {
   /// The metadata keys of an entry, under the `reduce.` prefix (swift-log's dot notation), so
   /// that they do not collide with the keys of the logger and its metadata provider.
   ///
-  /// Their names follow the fields of the ``LogFormat/jsonLines`` format.
+  /// Their names follow the fields of the `LogFormat.jsonLines` format.
   public enum MetadataKey {
-    /// `reduce.seq`: the entry's number in the middleware that made it, counting from 1 in
-    /// this process. An ``AuditTrail``'s file numbers its own entries, continuing after a
-    /// restart: a trail that logs to a `Logger` counts its own.
+    /// `reduce.seq`: the entry's number in the middleware that made it, from 1.
+    ///
+    /// The count starts at 1 in each process. An `AuditTrail`'s file numbers its own
+    /// entries, continuing after a restart: a trail that logs to a `Logger` counts its own.
     public static let sequence = "reduce.seq"
     /// `reduce.outcome`: `ok`, or `failed` when the dispatch failed.
     public static let outcome = "reduce.outcome"
-    /// `reduce.error`: the `DispatchError`'s description, for a failure only. The error is
-    /// also the log event's error, which handlers of swift-log 1.16 and later show themselves.
-    public static let error = "reduce.error"
     /// `reduce.durationNs`: how long the rest of the chain and the reducers took, in whole
     /// nanoseconds.
     public static let durationNanoseconds = "reduce.durationNs"
-    /// `reduce.payload`: the action's payload, redacted: compact JSON for an `Encodable`
-    /// action; for another action, in a text-format ``LoggingMiddleware``'s entries, its
-    /// description. Absent when the entry has none.
+    /// `reduce.payload`: the action's payload, redacted.
+    ///
+    /// Compact JSON for an `Encodable` action; for another action, in a text-format
+    /// `LoggingMiddleware`'s entries, its description. Absent when the entry has none.
     public static let payload = "reduce.payload"
     /// `reduce.mutators`: the keys of the mutators that made the change, in order (an array);
-    /// in an ``AuditTrail``'s entries that succeeded only.
+    /// in an `AuditTrail`'s entries that succeeded only.
     public static let mutators = "reduce.mutators"
-    /// `reduce.changes.count`: how many paths of the state changed; in a ``LoggingMiddleware``'s
+    /// `reduce.changes.count`: how many paths of the state changed; in a `LoggingMiddleware`'s
     /// entries that diff the state only.
     public static let changeCount = "reduce.changes.count"
     /// `reduce.changes.paths`: the changed paths (an array), the first

@@ -46,7 +46,7 @@ private let noon = Date(timeIntervalSince1970: 1_714_564_800)
     #expect(event.level == .error)
     #expect(event.message == "Withdraw")
     #expect(event[Key.outcome] == "failed")
-    #expect(event[Key.error] == error.description)
+    #expect(event.error == error.description)
     #expect(event[Key.mutators] == nil)
     #expect(store.state == Ledger())
   }
@@ -112,7 +112,7 @@ private let noon = Date(timeIntervalSince1970: 1_714_564_800)
     #expect(recorder.events.count == 1)
     #expect(event.level == .error)
     #expect(event[Key.outcome] == "failed")
-    #expect(event[Key.error]?.contains("disk full") == true)
+    #expect(event.error?.contains("disk full") == true)
   }
 
   @Test("the logger's trail redacts secrets by default, unlike a file trail")

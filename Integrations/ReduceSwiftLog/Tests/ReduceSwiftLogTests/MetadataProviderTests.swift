@@ -42,6 +42,8 @@ import Testing
     #expect(event["request.id"] == "req-overdraft")
   }
 
+  /// Each of several contending dispatchers logs with its own request id.
+  ///
   /// The store promises (DESIGN.md, "Observing") that an action's middleware sees its
   /// dispatcher's task-local values. When dispatches contend, the store of this writing runs a
   /// queued dispatch on the thread that holds its turn, with that thread's task-local values:
