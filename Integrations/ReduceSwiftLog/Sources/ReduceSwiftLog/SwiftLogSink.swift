@@ -136,7 +136,7 @@ extension SwiftLogSink {
   /// that they do not collide with the keys of the logger and its metadata provider.
   ///
   /// Their names follow the fields of the `LogFormat.jsonLines` format.
-  public enum MetadataKey {
+  public enum MetadataKey: Sendable {
     /// `reduce.seq`: the entry's number in the middleware that made it, from 1.
     ///
     /// The count starts at 1 in each process. An `AuditTrail`'s file numbers its own
