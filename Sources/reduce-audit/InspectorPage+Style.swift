@@ -116,8 +116,10 @@ extension InspectorPage {
     .note.bad { background: var(--bad-bg); color: var(--bad); }
     .note.ok { background: var(--ok-bg); color: var(--ok); }
     .note.warn { background: var(--warn-bg); color: var(--warn); }
-    table.changes { border-collapse: collapse; width: 100%; font-family: var(--mono); font-size: 12px; }
-    table.changes td { border-bottom: 1px solid var(--line); padding: 3px 4px; vertical-align: top; word-break: break-all; }
+    ul.changes { list-style: none; margin: 0; padding: 0; font-family: var(--mono); font-size: 12px; }
+    ul.changes li { border-bottom: 1px solid var(--line); padding: 4px 0; word-break: break-word; }
+    ul.changes b { color: #7a3e9d; font-weight: 600; }
+    ul.changes i { color: var(--muted); }
     .hint, .empty { color: var(--muted); }
     .empty { padding: 24px; text-align: center; }
     .noscript { padding: 16px; }

@@ -89,13 +89,19 @@ extension InspectorPage {
       return params.get("entry");
     }
 
+    // A key path's key without its root type, as the timeline shows it: "\Ledger.accounts" is
+    // "\.accounts"; other keys as they are.
+    function shortKey(key) {
+      return /^\\[^.[]+[.[]/.test(key) ? "\\" + key.slice(key.search(/[.[]/)) : key;
+    }
+
     function rowHTML(i) {
       const entry = entries[i];
       const classes = ["row", entry.state];
       if (entry.snapshot) classes.push("snapshot");
       if (i === selected) classes.push("selected");
       const time = entry.ts.replace("T", " ").replace("Z", "");
-      let touched = entry.mutators.join(", ");
+      let touched = entry.mutators.map(shortKey).join(", ");
       if (entry.changes) touched = entry.changes.map((c) => (c && c.path) || "?").join(", ") || "no change";
       if (entry.error !== null) touched = entry.error;
       if (entry.snapshot) touched = "the state at rotation";
@@ -157,8 +163,10 @@ extension InspectorPage {
       let html = `<h2>#${entry.seq === null ? "?" : entry.seq} ${esc(entry.action)}</h2>` + chainNote(i);
       html += "<dl>" + rows.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("") + "</dl>";
       if (entry.changes) {
-        html += "<h3>Changes</h3><table class=\"changes\">" + entry.changes.map((c) =>
-          `<tr><td>${esc((c && c.path) || "?")}</td><td>${esc(c && c.old !== undefined ? c.old : "")}</td><td>→</td><td>${esc(c && c.new !== undefined ? c.new : "")}</td></tr>`).join("") + "</table>";
+        html += "<h3>Changes</h3><ul class=\"changes\">" + entry.changes.map((c) => {
+          const side = (value) => (value === undefined ? "<i>none</i>" : esc(value));
+          return `<li><b>${esc((c && c.path) || "?")}</b>: ${side(c && c.old)} → ${side(c && c.new)}</li>`;
+        }).join("") + "</ul>";
       }
       if (object.payload !== undefined) html += `<h3>Payload</h3><pre>${prettyJSON(object.payload)}</pre>`;
       if (entry.snapshot) {
@@ -204,7 +212,9 @@ extension InspectorPage {
           }
         }
       }
-      for (const [type, n] of [...types].sort()) $("f-type").add(new Option(`${type} (${n})`, type));
+      for (const [type, n] of [...types].sort()) {
+        $("f-type").add(new Option(`${type} (${n.toLocaleString("en-US")})`, type));
+      }
       $("touched-list").innerHTML = [...keys.keys()].sort().map((k) => `<option value="${esc(k)}"></option>`).join("");
       $("file-list").innerHTML = files.map((file) =>
         `<li>${esc(file.name)}: ${count(file.count, "line", "lines")}, ${count(file.bytes.length, "byte", "bytes")}</li>`).join("");
@@ -213,6 +223,7 @@ extension InspectorPage {
         if (entry.snapshot) snapshots.push(`<li><a href="#" data-goto="${i}">#${entry.seq}</a> ${esc(files[entry.file].name)}, line ${entry.line}, ${esc(entry.ts)}</li>`);
       });
       $("snapshot-list").innerHTML = snapshots.length ? snapshots.join("") : "<li>none</li>";
+      body.dataset.snapshots = String(snapshots.length);
     }
 
     function showChain(broken) {
@@ -221,6 +232,8 @@ extension InspectorPage {
       const label = { intact: "✓", broken: "✗ Chain broken:", torn: "Torn last line:", unavailable: "Chain not verified:" }[chain.status];
       badge.textContent = `${label} ${chain.message}`;
       badge.title = chain.message;
+      $("chain-text").textContent = chain.message;
+      $("chain-text").className = `note ${{ intact: "ok", broken: "bad" }[chain.status] || "warn"}`;
       body.dataset.chain = chain.status;
       body.dataset.chainMessage = chain.message;
       if (broken >= 0) {

@@ -59,6 +59,8 @@ enum InspectorPage {
           </div>
           <button id="f-clear" type="button">Clear the filters</button>
           <p id="count" class="count"></p>
+          <h2>Chain</h2>
+          <p id="chain-text" class="note warn">Verifying…</p>
           <h2>Files</h2>
           <ul id="file-list" class="plain"></ul>
           <h2>Snapshots</h2>
@@ -67,7 +69,7 @@ enum InspectorPage {
         </aside>
         <section id="timeline" aria-label="Timeline">
           <div class="row head" role="row"><span>seq</span><span>time (UTC)</span>\
-      <span>action</span><span>outcome</span><span>mutators / changes / error</span></div>
+      <span>action</span><span>outcome</span><span>touched / error</span></div>
           <div id="viewport" tabindex="0"><div id="spacer"></div><div id="rows"></div></div>
         </section>
         <section id="detail" aria-label="Entry"><p class="hint">Select an entry to see its \
