@@ -153,6 +153,56 @@ same "the torn line, as reduce-audit verify says it" \
   "$(body torn.dom data-chain-message | sed 's/^torn.log: //')" "$(sed 's/^[^:]*: //' verify-torn.txt)"
 
 echo
+echo "== the page and reduce-audit verify agree on other damage"
+# agree NAME FILE...: the page of the files says what `reduce-audit verify` says of them, by
+# absolute paths, so that both name the files alike: the chain's state, the first bad line, and
+# the message (for a line that is not JSON, up to the parser's own words).
+agree() {
+  local name="$1" status=0 expected state message
+  shift
+  "$audit" verify "$@" >"verify-$name.txt" 2>&1 || status=$?
+  case "$status" in
+    0) state=intact ;;
+    1) state=broken ;;
+    2) state=torn ;;
+    *) fail "$name: reduce-audit verify exited $status: $(cat "verify-$name.txt")" ;;
+  esac
+  "$audit" html "$@" -o "$name.html" >/dev/null
+  dump "$out/$name.html" "" "$name.dom" >/dev/null
+  ready "$name.dom" "$state"
+  expected="$(head -n 1 "verify-$name.txt")"
+  message="$(body "$name.dom" data-chain-message)"
+  if [[ "$expected" == *": not a valid entry: "* && "$name" == *json* ]]; then
+    expected="${expected%%: not a valid entry: *}: not a valid entry:"
+    message="${message%%: not a valid entry: *}: not a valid entry:"
+  fi
+  [ "$message" = "$expected" ] ||
+    fail "$name: the page says '$message' where reduce-audit verify says '$expected'"
+  pass "$name ($state): $message"
+}
+sed '15d' intact.log >removed.log
+awk 'NR == 10 { held = $0; next } NR == 11 { print; print held; next } { print }' intact.log \
+  >swapped.log
+sed '5s/acct-/acct_/' small.log >second-file-edited.log
+sed '1s/"prev":"0/"prev":"1/' intact.log >genesis.log
+sed '12s/.*/garbage/' intact.log >notjson.log
+sed '8s/.*//' intact.log >empty-line.log
+sed '5s/.*/[1,2]/' intact.log >array.log
+head -c -40 intact.log | sed '$s/"seq":40/"seq":41/' >torn-other-seq.log
+agree removed "$out/removed.log"
+agree swapped "$out/swapped.log"
+agree genesis "$out/genesis.log"
+agree notjson "$out/notjson.log"
+agree empty-line "$out/empty-line.log"
+agree array "$out/array.log"
+agree torn-other-seq "$out/torn-other-seq.log"
+agree files-out-of-order "$out/small.log" "$out/small.log.1"
+agree second-file-edited "$out/small.log.1" "$out/second-file-edited.log"
+same "the file of the broken line" "$(body second-file-edited.dom data-broken-file)" \
+  "$out/second-file-edited.log"
+agree continuing-alone "$out/small.log"
+
+echo
 echo "== (e) the demo's --log file"
 printf '%s\n' "add Buy milk" "add Call Ada" "done 1" "rename 2 Call Ada today" "undo" \
   "remove 1" "quit" >demo-script.txt

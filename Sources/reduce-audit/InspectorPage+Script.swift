@@ -277,11 +277,12 @@ extension InspectorPage {
       const count = total ? total.count : 0;
       const names = files.map((file) => file.name).join(", ");
       const place = `${count} ${count === 1 ? "entry" : "entries"}${files.length === 1 ? "" : ` in ${files.length} files`}`;
-      let message = `${names}: ${place}, chain intact`;
+      const message = `${names}: ${place}, chain intact`;
+      let note = null;
       if (total && total.firstSeq > 1) {
-        message += `; the first entry is number ${total.firstSeq}: this continues an earlier file, whose last line must hash to ${total.firstPrev}`;
+        note = `The first entry is number ${total.firstSeq}: this continues an earlier file (a copy-and-truncate or snapshot rotation), whose last line must hash to ${total.firstPrev}. Open them together: reduce-audit html EARLIER ${names} -o PAGE.`;
       }
-      return { status: "intact", message, count };
+      return { status: "intact", message, note, count };
     }
 
     // Marks each line: intact, broken (the first bad line), torn, or unchecked after it.

@@ -232,7 +232,7 @@ extension InspectorPage {
       const label = { intact: "✓", broken: "✗ Chain broken:", torn: "Torn last line:", unavailable: "Chain not verified:" }[chain.status];
       badge.textContent = `${label} ${chain.message}`;
       badge.title = chain.message;
-      $("chain-text").textContent = chain.message;
+      $("chain-text").textContent = chain.note ? `${chain.message}. ${chain.note}` : chain.message;
       $("chain-text").className = `note ${{ intact: "ok", broken: "bad" }[chain.status] || "warn"}`;
       body.dataset.chain = chain.status;
       body.dataset.chainMessage = chain.message;
