@@ -110,7 +110,7 @@ extension InspectorPage {
       return `<div class="${classes.join(" ")}" data-i="${i}" data-line="${entry.line}" data-file="${entry.file}" role="row">`
         + `<span class="seq">${entry.seq === null ? "?" : entry.seq}</span><span class="time">${esc(time)}</span>`
         + `<span class="action">${esc(entry.action)}</span><span class="outcome-${esc(outcome)}">${esc(outcome)}</span>`
-        + `<span class="muts${entry.error !== null ? " err" : ""}">${esc(touched)}</span></div>`;
+        + `<span class="muts${entry.error !== null ? " err" : ""}" title="${esc(touched)}">${esc(touched)}</span></div>`;
     }
 
     function renderRows() {
