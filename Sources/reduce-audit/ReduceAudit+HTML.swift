@@ -39,8 +39,7 @@ extension ReduceAudit {
     }
     guard !logs.isEmpty else { return usageError("html takes one LOG or more") }
     guard let output else { return usageError("html needs -o FILE, the page to write") }
-    let outputPath = URL(fileURLWithPath: output).standardizedFileURL.path
-    if logs.contains(where: { URL(fileURLWithPath: $0).standardizedFileURL.path == outputPath }) {
+    if logs.contains(where: { sameFile($0, output) }) {
       return usageError("the page \(output) would overwrite one of the logs")
     }
     var files: [InspectorPage.File] = []
@@ -57,6 +56,14 @@ extension ReduceAudit {
     let place = files.count == 1 ? "" : " in \(files.count) files"
     print("\(output): \(lines) \(lines == 1 ? "line" : "lines")\(place); open it in a browser")
     return 0
+  }
+
+  /// Whether two paths name the same file (through links too); false when either is missing.
+  static func sameFile(_ first: String, _ second: String) -> Bool {
+    var one = stat()
+    var other = stat()
+    guard stat(first, &one) == 0, stat(second, &other) == 0 else { return false }
+    return one.st_dev == other.st_dev && one.st_ino == other.st_ino
   }
 
   /// The number of lines of a log: its newlines, and an unterminated last line.

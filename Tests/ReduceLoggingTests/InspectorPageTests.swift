@@ -151,6 +151,11 @@ struct InspectorPageFile {
     let result = try AuditCommand.run(["html", log, "-o", log])
     #expect(result.status == 64)
     #expect(result.standardError.contains("would overwrite one of the logs"))
+    let link = log + ".link"
+    defer { removeLog(link) }
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: log)
+    let throughLink = try AuditCommand.run(["html", log, "-o", link])
+    #expect(throughLink.status == 64)
     #expect(FileManager.default.contents(atPath: log) == before)
   }
 }
