@@ -215,7 +215,9 @@ extension InspectorPage {
       for (const [type, n] of [...types].sort()) {
         $("f-type").add(new Option(`${type} (${n.toLocaleString("en-US")})`, type));
       }
-      $("touched-list").innerHTML = [...keys.keys()].sort().map((k) => `<option value="${esc(k)}"></option>`).join("");
+      const sortedKeys = [...keys.keys()].sort();
+      if (sortedKeys.length > 0) $("f-touched").placeholder = `e.g. ${shortKey(sortedKeys[0])}`;
+      $("touched-list").innerHTML = sortedKeys.map((k) => `<option value="${esc(k)}"></option>`).join("");
       $("file-list").innerHTML = files.map((file) =>
         `<li>${esc(file.name)}: ${count(file.count, "line", "lines")}, ${count(file.bytes.length, "byte", "bytes")}</li>`).join("");
       const snapshots = [];
