@@ -49,7 +49,7 @@ enum InspectorPage {
           <label>Outcome<select id="f-outcome"><option value="">all</option>\
       <option value="ok">ok</option><option value="failed">failed</option></select></label>
           <label>Touched (mutator or substate)<input id="f-touched" list="touched-list" \
-      placeholder="\\.accounts" autocomplete="off" spellcheck="false"></label>
+      placeholder="e.g. \\.accounts" autocomplete="off" spellcheck="false"></label>
           <datalist id="touched-list"></datalist>
           <label>Text<input id="f-text" type="search" placeholder="anything in the line" \
       spellcheck="false"></label>
