@@ -139,6 +139,7 @@ same "filter #type=Transfer&touched=\\.transfers" "$(body large.dom data-shown)"
 [ "$ms" -lt "$limit_ms" ] || fail "large.html took $ms ms in headless Chromium, over $limit_ms"
 pass "large.html opened, verified and filtered in $ms ms of headless Chromium, browser start included (the page: ready at $(body large.dom data-ready-ms) ms, verified in $(body large.dom data-verify-ms) ms, filtered in $(body large.dom data-filter-ms) ms)"
 shoot "$out/large.html" 'type=Transfer&touched=%5C.transfers' "$out/screenshots/large.png"
+rm -f large.log large.html # 60 MB, not needed any more
 
 echo
 echo "== (d) a log whose last line is torn (a crash during a write)"
