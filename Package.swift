@@ -48,10 +48,15 @@ let package = Package(
     .executableTarget(
       name: "AuditCrashWriter", dependencies: ["Reduce", "ReduceLogging"],
       path: "Tests/AuditCrashWriter"),
+    // Writes ledger audit logs with the real AuditTrail for the inspector page's checks.
+    .executableTarget(
+      name: "InspectorLogWriter", dependencies: ["Reduce", "ReduceLogging"],
+      path: "Tests/InspectorLogWriter"),
     .testTarget(
       name: "ReduceLoggingTests",
       dependencies: [
-        "ReduceLogging", "Reduce", "reduce-audit", "AuditCrashWriter", "ReduceExecutableSupport",
+        "ReduceLogging", "Reduce", "reduce-audit", "AuditCrashWriter", "InspectorLogWriter",
+        "ReduceExecutableSupport",
       ]),
     .target(
       name: "ReducePersistence", dependencies: ["Reduce"], path: "Plugins/ReducePersistence"),

@@ -7,24 +7,30 @@ import ReduceLogging
 /// reduce-audit verify FILE...
 /// reduce-audit show FILE [--action NAME] [--since TIME] [--from SEQ] [--to SEQ]
 /// reduce-audit snapshots FILE...
+/// reduce-audit html FILE... -o PAGE
 /// ```
 ///
 /// `show --from N --to M` prints the entries whose `seq` is between N and M; `snapshots` lists
-/// where each snapshot is (the first entry of a file started by a rotation).
+/// where each snapshot is (the first entry of a file started by a rotation); `html` writes an
+/// inspector page, one HTML file with no network resources that shows, filters and verifies
+/// the log in a browser.
 ///
 /// `verify` with several files checks them in order as one log (the pieces of a log rotated by
 /// copy-and-truncate, oldest first).
 ///
 /// Exit status: 0 success; 1 a broken chain or a malformed entry (tampering); 2 only the last
 /// line is torn (a crash during a write); 64 a usage error; 66 a file that cannot be read (a
-/// directory, a missing file): sysexits' `EX_USAGE` and `EX_NOINPUT`.
+/// directory, a missing file); 73 a page that cannot be written: sysexits' `EX_USAGE`,
+/// `EX_NOINPUT` and `EX_CANTCREAT`. `html` exits 0 whatever the chain: the page shows it.
 @main
 enum ReduceAudit {
   static let usage = """
     usage: reduce-audit verify FILE...
            reduce-audit show FILE [--action NAME] [--since TIME] [--from SEQ] [--to SEQ]
            reduce-audit snapshots FILE...
-    exit status: 0 intact, 1 tampered, 2 torn last line, 64 usage error, 66 unreadable file
+           reduce-audit html FILE... -o PAGE
+    exit status: 0 intact, 1 tampered, 2 torn last line, 64 usage error, 66 unreadable file,
+    73 unwritable page
     """
 
   /// A file that cannot be read (sysexits' `EX_NOINPUT`).
@@ -51,6 +57,8 @@ enum ReduceAudit {
         return usageError("snapshots takes one FILE or more")
       }
       return snapshots(rest)
+    case "html":
+      return html(rest)
     case "-h", "--help", "help":
       print(usage)
       return 0
