@@ -41,7 +41,7 @@ let package = Package(
     .testTarget(
       name: "ReduceThunkTests", dependencies: ["ReduceThunk", "ReduceTesting", "Reduce"]),
     .target(name: "ReduceUndo", dependencies: ["Reduce"], path: "Plugins/ReduceUndo"),
-    .testTarget(name: "ReduceUndoTests", dependencies: ["ReduceUndo", "Reduce"]),
+    .testTarget(name: "ReduceUndoTests", dependencies: ["ReduceUndo", "ReduceTesting", "Reduce"]),
     .target(name: "ReduceLogging", dependencies: ["Reduce"], path: "Plugins/ReduceLogging"),
     .executableTarget(name: "reduce-audit", dependencies: ["ReduceLogging"]),
     // Keeps a durable audit log until it is killed: the crash test's child process.
