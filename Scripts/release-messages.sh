@@ -25,3 +25,4 @@ check() {
 }
 check reducer-dispatches "A reducer dispatched to the store."
 check reducer-reads-state "A reducer read the store's state or dispatched to it."
+check reducer-subscribes "A reducer subscribed to the store."

@@ -144,7 +144,7 @@ func familyBaseline(_ count: Int) -> () -> Void {
 func compositionWorkloads() -> [Workload] {
   [
     Workload(
-      "scoped-1000", target: .instructionsRelative(to: "subscribers-100", factor: 2),
+      "scoped-1000", target: .instructionsRelative(to: "subscribers-100", factor: 3),
       store: { count in
         // A hundred child features, each scoped twice (group, then child) and observed ten
         // times through its scope; one child changes per dispatch.

@@ -44,6 +44,8 @@ enum Target {
   case instructions(Int)
   /// At most this many times another workload's instructions per dispatch.
   case instructionsRelative(to: String, factor: Double)
+  /// At most another workload's instructions per dispatch plus this many.
+  case instructionsAbove(String, by: Int)
   /// At most this many times another workload's store time per dispatch, in the same run.
   case relative(to: String, factor: Double)
   /// At most this many nanoseconds of store time per dispatch.
@@ -60,6 +62,7 @@ enum Target {
     case .instructions(let limit): "≤ \(grouped(limit)) instructions"
     case .instructionsRelative(let other, let factor):
       "≤ \(formatFactor(factor))× \(other) instructions"
+    case .instructionsAbove(let other, let extra): "≤ \(other) + \(grouped(extra)) instructions"
     case .relative(let other, let factor): "≤ \(formatFactor(factor))× \(other)"
     case .atMost(let nanoseconds): "≤ \(grouped(Int(nanoseconds))) ns"
     case .relativeAndAtMost(let other, let factor, let nanoseconds):
@@ -71,7 +74,7 @@ enum Target {
   /// Whether callgrind checks it, rather than a timed run.
   var countsInstructions: Bool {
     switch self {
-    case .instructions, .instructionsRelative: true
+    case .instructions, .instructionsRelative, .instructionsAbove: true
     case .relative, .atMost, .relativeAndAtMost, .flat: false
     }
   }
@@ -80,7 +83,7 @@ enum Target {
   var reference: String? {
     switch self {
     case .instructionsRelative(let other, _), .relative(let other, _),
-      .relativeAndAtMost(let other, _, _):
+      .relativeAndAtMost(let other, _, _), .instructionsAbove(let other, _):
       other
     case .instructions, .atMost, .flat: nil
     }

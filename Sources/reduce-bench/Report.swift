@@ -27,7 +27,7 @@ func grouped(_ value: Int) -> String {
 func verdict(_ measurement: Measurement, among all: [Measurement]) -> Bool? {
   guard let target = measurement.target else { return nil }
   switch target {
-  case .instructions, .instructionsRelative:
+  case .instructions, .instructionsRelative, .instructionsAbove:
     return nil
   case .relative(let other, let factor):
     guard let reference = all.first(where: { $0.name == other }) else { return nil }
@@ -204,6 +204,14 @@ func budgetReport(_ counts: [String: Int], workloads: [Workload]) -> (text: Stri
         met = Double(count) <= limit ? "yes" : "NO"
       } else {
         budget = "≤ \(formatFactor(factor))× \(other) (not counted)"
+        met = "NO"
+      }
+    case .instructionsAbove(let other, let extra)?:
+      if let reference = counts[other] {
+        budget = "≤ \(other) + \(grouped(extra)) = \(grouped(reference + extra))"
+        met = count <= reference + extra ? "yes" : "NO"
+      } else {
+        budget = "≤ \(other) + \(grouped(extra)) (not counted)"
         met = "NO"
       }
     default:

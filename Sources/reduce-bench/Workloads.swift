@@ -186,14 +186,14 @@ func largeArraySegments(_ count: Int) throws -> (store: [Double], baseline: [Dou
 func coreWorkloads() -> [Workload] {
   [
     Workload(
-      "counter", target: .instructions(600),
+      "counter", target: .instructions(1_200),
       store: { count in
         let store = try counterStore()
         return { for _ in 0..<count { store.dispatch(Increment()) } }
       },
       baseline: counterBaseline),
     Workload(
-      "counter+3mw",
+      "counter+3mw", target: .instructionsAbove("counter", by: 900),
       store: { count in
         let store = try counterStore(middleware: [
           passThrough("a"), passThrough("b"), passThrough("c"),
@@ -202,7 +202,7 @@ func coreWorkloads() -> [Workload] {
       },
       baseline: counterBaseline),
     Workload(
-      "ten-substates", target: .instructions(1_500),
+      "ten-substates", target: .instructions(2_500),
       store: { count in
         let store = try Store(initialState: TenState(), mutators: tenMutators)
         return { for index in 0..<count { dispatchRoundRobin(store, index) } }

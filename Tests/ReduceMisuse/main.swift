@@ -2,7 +2,7 @@
 // program stops with a message saying how to fix it, in a debug build and (`.ci/run`) in a
 // release one.
 //
-// Usage: ReduceMisuse reducer-dispatches | reducer-reads-state
+// Usage: ReduceMisuse reducer-dispatches | reducer-reads-state | reducer-subscribes
 //
 // Each ends the process with the store's message on standard error; a mistake that went
 // unnoticed exits with status 1 and says so.
@@ -24,6 +24,9 @@ let mistakes: [String: @Sendable () -> Void] = [
   },
   "reducer-reads-state": {
     _ = reference.withLock { $0 }?.state
+  },
+  "reducer-subscribes": {
+    _ = reference.withLock { $0 }?.subscribe { _ in }
   },
 ]
 

@@ -11,6 +11,7 @@ import Testing
     arguments: [
       ("reducer-dispatches", "A reducer dispatched to the store."),
       ("reducer-reads-state", "A reducer read the store's state or dispatched to it."),
+      ("reducer-subscribes", "A reducer subscribed to the store."),
     ])
   func misuseStopsWithMessage(mistake: String, message: String) throws {
     // No backtrace: it is slow to make and not what the test checks.
