@@ -93,6 +93,8 @@ public struct AuditTrail<State: Sendable>: Middleware {
   ///   - path: The log file's path; an existing chained log is continued.
   ///   - durability: When an entry is on disk: with ``FileLogSink/Durability/everyEntry`` (the
   ///     default) before its dispatch returns.
+  ///   - checkpoints: Keyed checkpoints (``AuditCheckpoints``), so that someone who can write
+  ///     the file but does not hold the key cannot rewrite its chain unnoticed; none by default.
   ///   - filter: Which actions to record.
   ///   - redactedFields: Field names whose values are recorded as `<redacted>`.
   ///   - now: Gives the entries' timestamps.
@@ -100,12 +102,15 @@ public struct AuditTrail<State: Sendable>: Middleware {
     name: String = "AuditTrail",
     path: String,
     durability: FileLogSink.Durability = .everyEntry,
+    checkpoints: AuditCheckpoints? = nil,
     filter: (@Sendable (any Action) -> Bool)? = nil,
     redactedFields: Set<String> = [],
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.init(
-      name: name, sink: FileLogSink(path: path, durability: durability, chained: true),
+      name: name,
+      sink: FileLogSink(
+        path: path, durability: durability, chained: true, checkpoints: checkpoints),
       filter: filter, redactedFields: redactedFields, now: now)
   }
 
@@ -143,6 +148,10 @@ public struct AuditTrail<State: Sendable>: Middleware {
     // The types compared before a cast to them: a comparison costs nothing, a cast that fails
     // a few hundred instructions.
     let actionType = type(of: action)
+    if actionType == WriteAuditSnapshot.self {
+      try writeSnapshot(action, context: context, next: next)
+      return
+    }
     if actionType == RotateAuditLog.self, let rotation = action as? RotateAuditLog {
       do {
         try rotate(rotation, state: context.state)
@@ -178,6 +187,19 @@ public struct AuditTrail<State: Sendable>: Middleware {
       throw error
     }
     waitForDisk(context)
+  }
+
+  /// Writes a snapshot of the state (``WriteAuditSnapshot``) and passes the action on.
+  private func writeSnapshot(
+    _ action: any Action, context: MiddlewareContext<State>, next: Next<State>
+  ) throws {
+    do {
+      try recorder.writeSnapshot(try snapshot(of: context.state), timestamp: now())
+    } catch {
+      throw DispatchError.middlewareFailed(name: name, action: action, underlying: error)
+    }
+    waitForDisk(context)
+    try next(action)
   }
 
   /// Makes the dispatch wait, before it returns, until what the sink wrote is on disk.
@@ -243,21 +265,25 @@ extension AuditTrail {
     guard let file = sink as? FileLogSink, file.chained else {
       throw AuditTrailError.notAChainedFile
     }
-    guard let encodable = state as? any Encodable else {
-      throw AuditTrailError.stateNotEncodable(type: String(describing: State.self))
-    }
-    let snapshot: JSONValue
-    do {
-      snapshot = try encoder.snapshot(of: encodable)
-    } catch {
-      throw AuditTrailError.snapshotFailed(reason: "\(error)")
-    }
+    let snapshot = try snapshot(of: state)
     let timestamp = Timestamp.format(now())
     try file.rotate(archivingTo: rotation.archivePath) { sequence, previous in
       JSONValue.object([
         ("seq", .number(String(sequence))), ("prev", .string(previous)),
         ("ts", .string(timestamp)), ("snapshot", snapshot),
       ]).serialized
+    }
+  }
+
+  /// The state's JSON, for a snapshot.
+  func snapshot(of state: State) throws(AuditTrailError) -> JSONValue {
+    guard let encodable = state as? any Encodable else {
+      throw .stateNotEncodable(type: String(describing: State.self))
+    }
+    do {
+      return try encoder.snapshot(of: encodable)
+    } catch {
+      throw .snapshotFailed(reason: "\(error)")
     }
   }
 }
