@@ -45,6 +45,9 @@ public final class FileJournal: JournalSource {
     var offset: Int64 = 0
     /// The `seq` of the line at `offset`; nil when not known.
     var nextSequence: Int?
+    /// The last line read, with its newline, just before `offset`: still there unless the
+    /// file was cut (and perhaps written again) since.
+    var lastLine: [UInt8] = []
     /// A snapshot found by ``FileJournal/newestSnapshot(through:)``: where it is.
     var snapshot: (sequence: Int, path: String, offset: Int64)?
   }
@@ -207,7 +210,7 @@ public final class FileJournal: JournalSource {
       let limit = max(1, limit)
       if cursor.nextSequence != sequence || cursor.file == nil {
         try locate(sequence, &cursor)
-      } else if let file = cursor.file, file.size < cursor.offset {
+      } else if let file = cursor.file, try !isIntact(file, cursor) {
         // Cut in place: a copy-and-truncate rotation. The lines not yet read are in the copy.
         try locate(sequence, &cursor, excluding: nil, skippingSnapshot: true)
       }
@@ -226,9 +229,18 @@ public final class FileJournal: JournalSource {
       if let last = lines.last {
         cursor.offset = end
         cursor.nextSequence = last.sequence + 1
+        cursor.lastLine = last.bytes + [UInt8(ascii: "\n")]
       }
       return lines
     }
+  }
+
+  /// Whether the file still holds, just before the cursor, the last line the cursor read.
+  private func isIntact(_ file: OpenLog, _ cursor: Cursor) throws(JournalError) -> Bool {
+    let length = Int64(cursor.lastLine.count)
+    guard length > 0 else { return file.size >= cursor.offset }
+    guard file.size >= cursor.offset, cursor.offset >= length else { return false }
+    return try file.read(at: cursor.offset - length, count: Int(length)) == cursor.lastLine
   }
 
   private func read(_ cursor: inout Cursor, limit: Int) throws(JournalError) -> (
@@ -350,6 +362,7 @@ public final class FileJournal: JournalSource {
       cursor.file = log
       cursor.offset = snapshot.offset
       cursor.nextSequence = sequence
+      cursor.lastLine = []
       return
     }
     let files = try files()
@@ -360,11 +373,13 @@ public final class FileJournal: JournalSource {
         cursor.file = file.log
         cursor.offset = offset
         cursor.nextSequence = found
+        cursor.lastLine = []
         return
       }
     }
     cursor.file = files.last?.log
     cursor.offset = files.last?.log.size ?? 0
     cursor.nextSequence = nil
+    cursor.lastLine = []
   }
 }
