@@ -156,8 +156,11 @@ public final class FileJournal: JournalSource {
       var tail: [UInt8] = []
       var start = end
       var skippedPartial = false
+      // Small reads first: most calls want the last line or two.
+      var chunk = Int64(1 << 12)
       while start > 0 {
-        let length = min(Int64(1 << 16), start)
+        let length = min(chunk, start)
+        chunk = min(chunk * 4, 1 << 20)
         start -= length
         tail = try read(at: start, count: Int(length)) + tail
         if !skippedPartial {

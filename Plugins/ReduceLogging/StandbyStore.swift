@@ -58,7 +58,8 @@ public final class StandbyStore<State: Sendable>: Sendable {
   ///
   /// - Parameters:
   ///   - initialState: The app's initial state (replaced by the snapshot the standby starts
-  ///     at, if any).
+  ///     at, if any); with ``JournalStart/after(_:)``, the state as of that position (a
+  ///     standby that restarts from a state it saved).
   ///   - mutators: The app's mutators: the same as the primary's.
   ///   - journal: The primary's journal.
   ///   - actions: The action types the journal holds.
