@@ -26,7 +26,9 @@ public import Reduce
 /// primaries from both appending is the journal's fencing: a file's lock (`flock`), or a
 /// database's key on `(stream, seq)`.
 ///
-/// If following fails (the journal does not verify, an entry does not decode or is refused
+/// The standby follows on a thread of its own (its entries are applied there, and its
+/// observers called there), so that code that blocks the cooperative pool does not hold it
+/// back. If following fails (the journal does not verify, an entry does not decode or is refused
 /// by the reducers), the standby stops where it was: ``failure`` says why, and
 /// ``waitUntilApplied(through:)`` throws it.
 public final class StandbyStore<State: Sendable>: Sendable {
@@ -53,6 +55,8 @@ public final class StandbyStore<State: Sendable>: Sendable {
   private let pollTimeout: Duration
   private let now: @Sendable () -> Date
   private let status = Locked(Status())
+  /// The thread the standby follows its journal on.
+  private let executor = ThreadExecutor(name: "StandbyStore")
 
   /// Creates a standby and starts following the journal.
   ///
@@ -89,6 +93,7 @@ public final class StandbyStore<State: Sendable>: Sendable {
 
   deinit {
     status.withLock { $0.task }?.cancel()
+    executor.stop()
   }
 
   // MARK: Observing
@@ -339,9 +344,14 @@ public final class StandbyStore<State: Sendable>: Sendable {
   // MARK: Following
 
   private func follow(_ reader: JournalReader<AnyJournalSource>, first: Bool) {
-    // The task holds the standby only while it handles a step, so that a standby nobody
-    // keeps goes away (and its deinit cancels the task).
-    let task = Task { [weak self] () -> JournalReader<AnyJournalSource>? in
+    // The task runs on the standby's own thread, so that code blocking the cooperative pool
+    // does not hold it back. It holds the standby only while it handles a step, so that a
+    // standby nobody keeps goes away (and its deinit cancels the task).
+    let executor = executor
+    executor.taskStarted()
+    let task = Task(executorPreference: executor) {
+      [weak self] () -> JournalReader<AnyJournalSource>? in
+      defer { executor.taskEnded() }
       var reader = reader
       var first = first
       while !Task.isCancelled {
