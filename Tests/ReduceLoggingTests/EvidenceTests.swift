@@ -214,6 +214,11 @@ import Testing
       intact.standardOutput
         == "\(path): 6 entries, chain intact\nkeyed checkpoints: 2 verified with the key; "
         + "the last 1 entry follows the last checkpoint: the key does not vouch for it yet\n")
+    let show = try AuditCommand.run(["show", path])
+    #expect(show.status == 0)
+    #expect(show.standardOutput.hasPrefix("#1 "))
+    #expect(
+      show.standardOutput.contains(" checkpoint\n  a keyed checkpoint of the chain before it"))
     try writeLines(try rewrite(try readLines(path), from: 1, droppingCheckpoints: false), to: path)
     let tampered = try AuditCommand.run(["verify", path, "--key-file", keyPath])
     #expect(tampered.status == 1)
