@@ -15,8 +15,9 @@ import Reduce
 /// The journal is the file at ``path`` and the files beside it whose names begin with its
 /// name and a dot: the archives of ``RotateAuditLog`` (`audit.log.000000001824`) and the copies
 /// of a copy-and-truncate rotation (logrotate's `audit.log.1`). Names ending in `.torn`,
-/// `.torn-N`, `.rotating` or `.gz` are not lines of the log and are skipped. A line is found by
-/// its `seq` in whichever file holds it, so a reader goes on across rotations:
+/// `.torn-N`, `.rotating` or `.gz`, and files whose first line does not begin with a `seq`,
+/// are not pieces of the log and are skipped. A line is found by its `seq` in whichever file
+/// holds it, so a reader goes on across rotations:
 ///
 /// - **rotation** (the file is renamed and a new one made at the path): the reader finishes the
 ///   renamed file through the descriptor it has open, then goes on in the new file;
@@ -144,9 +145,12 @@ public final class FileJournal: JournalSource {
       }
     }
 
-    /// The `seq` of the first complete line; nil when there is none.
+    /// The `seq` of the first complete line; nil when there is none, or when it does not
+    /// begin with one (the file is not a log: a key file beside it, say).
     func firstSequence() throws(JournalError) -> Int? {
-      try lines(from: 0, limit: 1, firstSequence: nil).lines.first?.sequence
+      try lines(from: 0, limit: 1, firstSequence: nil).lines.first.flatMap {
+        LineKind.sequence(of: $0.bytes)
+      }
     }
 
     /// The complete lines before `end`, read backwards, newest first, until `stop` says so.
