@@ -41,6 +41,9 @@ public enum AuditReplayError: Error, Sendable, CustomStringConvertible {
   /// An action the log records as applied failed when dispatched again: the store's reducers
   /// or middleware differ from the ones that wrote the log.
   case dispatchFailed(line: Int, error: DispatchError)
+  /// Reading a journal from a ``JournalSource`` failed, or it does not verify. (Errors of a
+  /// replay from a source name the entry's `seq` as its `line`.)
+  case journal(JournalError)
 
   /// What went wrong, and on which line.
   public var description: String {
@@ -54,6 +57,7 @@ public enum AuditReplayError: Error, Sendable, CustomStringConvertible {
       "the log starts at entry \(sequence) with no snapshot: replay its earlier files too"
     case .dispatchFailed(let line, let error):
       "line \(line): the action failed when replayed: \(error)"
+    case .journal(let error): "the journal cannot be replayed: \(error)"
     }
   }
 }
@@ -144,21 +148,34 @@ extension AuditLog {
       throw .startsMidLog(firstSequence: sequence)
     }
     var replayed = 0
-    for (number, entry) in entries[start...] {
-      let action: any Action
-      if let snapshot = entry["snapshot"] {
-        action = try decodeSnapshot(snapshot, line: number, State.self)
-      } else {
-        guard entry["outcome"]?.stringValue == "ok", let name = entry["action"]?.stringValue
-        else { continue }
-        action = try decode(name, entry["payload"], line: number, actions, State.self)
-      }
+    for index in start..<entries.count {
+      let (number, entry) = entries[index]
+      guard
+        let action = try action(
+          of: entry, line: number, actions: actions, State.self, snapshots: index == start)
+      else { continue }
       if case .failure(let error) = store.dispatch(action) {
         throw .dispatchFailed(line: number, error: error)
       }
       replayed += 1
     }
     return replayed
+  }
+
+  /// The action a replay dispatches for a parsed entry: the entry's action, or a snapshot's
+  /// `ReplaceState`; nil for an entry a replay skips (a failed action, a checkpoint, a snapshot
+  /// when `snapshots` is false).
+  static func action<State: Sendable>(
+    of entry: JSONValue, line number: Int, actions: ReplayableActions, _ state: State.Type,
+    snapshots: Bool
+  ) throws(AuditReplayError) -> (any Action)? {
+    if let snapshot = entry["snapshot"] {
+      return snapshots ? try decodeSnapshot(snapshot, line: number, State.self) : nil
+    }
+    guard entry["outcome"]?.stringValue == "ok", let name = entry["action"]?.stringValue else {
+      return nil
+    }
+    return try decode(name, entry["payload"], line: number, actions, State.self)
   }
 
   private static func decodeSnapshot<State: Sendable>(
@@ -219,5 +236,93 @@ extension AuditLog {
     }
     guard let decoded else { throw .unknownAction(line: line, action: name) }
     return ReplaceState(decoded)
+  }
+}
+
+extension AuditLog {
+  /// Rebuilds a store's state from a journal in any source (files, bytes in memory, a database
+  /// table): reads it from the newest snapshot (or another start), verifying the chain as it
+  /// goes, and dispatches every action it records as applied.
+  ///
+  /// Unlike the file replay, it does not verify the lines before its start: its cost is the
+  /// entries after the snapshot, however long the journal. (Verify the whole journal with
+  /// ``verify(contentsOf:start:key:)`` when that is what you need.) The first line read must
+  /// be a snapshot, dispatched as a `ReplaceState`, or the journal's first line; a later
+  /// snapshot is skipped, as are failed actions and checkpoints. Errors name the entry's `seq`
+  /// as their `line`.
+  ///
+  /// ```swift
+  /// let store = try Store(initialState: Ledger(), mutators: [balances])
+  /// let position = try await AuditLog.replay(
+  ///   from: FileJournal(path: path), into: store,
+  ///   actions: ReplayableActions([LedgerAction.self]))
+  /// print("rebuilt through entry \(position.sequence)")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - source: The journal.
+  ///   - store: The store to dispatch into, usually a new one at its initial state; with
+  ///     ``JournalStart/after(_:)``, one whose state is the journal's through that position.
+  ///   - actions: The action types the journal holds.
+  ///   - start: Where to start: the newest snapshot (at or before `lastSequence`) by default.
+  ///   - lastSequence: Stop after the entry with this `seq`; nil for everything the source
+  ///     holds now.
+  ///   - key: The checkpoints' key, to check them.
+  /// - Returns: The position of the last line read: where a reader or a writer that continues
+  ///   the journal starts (``JournalStart/after(_:)``, ``JournalChain/init(after:checkpoints:)``).
+  /// - Throws: ``AuditReplayError/journal(_:)`` when the journal cannot be read or does not
+  ///   verify; ``AuditReplayError/startsMidLog(firstSequence:)`` when its first line is neither
+  ///   a snapshot nor the journal's first; the other cases as the file replay throws them. The
+  ///   actions before the bad entry have been dispatched.
+  @discardableResult
+  public static func replay<State: Sendable, Source: JournalSource>(
+    from source: Source, into store: Store<State>, actions: ReplayableActions,
+    start: JournalStart = .newestSnapshot, through lastSequence: Int? = nil,
+    key: AuditCheckpoints.Key? = nil
+  ) async throws(AuditReplayError) -> JournalPosition {
+    var start = start
+    if start == .newestSnapshot, let lastSequence {
+      do {
+        start =
+          try await source.newestSnapshot(through: lastSequence).map { .sequence($0) }
+          ?? .beginning
+      } catch {
+        throw .journal(.sourceFailed(reason: "\(error)"))
+      }
+    }
+    var reader = JournalReader(source, from: start, key: key)
+    var first = true
+    var position: JournalPosition? = nil
+    if case .after(let known) = start { position = known }
+    while true {
+      let entry: JournalEntry
+      do {
+        guard let next = try await reader.next() else { break }
+        entry = next
+      } catch {
+        throw .journal(error)
+      }
+      if let lastSequence, entry.sequence > lastSequence { break }
+      var isStart = false
+      if first {
+        first = false
+        if case .after = start {
+        } else if entry.kind == .snapshot {
+          isStart = true
+        } else if entry.sequence > 1 {
+          throw .startsMidLog(firstSequence: entry.sequence)
+        }
+      }
+      position = entry.position
+      guard
+        let action = try action(
+          of: entry.value, line: entry.sequence, actions: actions, State.self,
+          snapshots: isStart)
+      else { continue }
+      if case .failure(let error) = store.dispatch(action) {
+        throw .dispatchFailed(line: entry.sequence, error: error)
+      }
+    }
+    return position ?? .start
   }
 }

@@ -68,7 +68,7 @@ public struct AuditTrail<State: Sendable>: Middleware {
   /// - Parameters:
   ///   - name: The middleware's name.
   ///   - sink: Where entries go, as JSON lines: usually a chained
-  ///     ``FileLogSink`` (``init(name:path:durability:filter:redactedFields:now:)``).
+  ///     ``FileLogSink`` (``init(name:path:durability:checkpoints:filter:redactedFields:now:)``).
   ///   - filter: Which actions to record; the others are passed on unrecorded. Leave it out for
   ///     a log that replays to the store's state.
   ///   - redactedFields: Field names whose values are recorded as `<redacted>` (see
@@ -105,6 +105,8 @@ public struct AuditTrail<State: Sendable>: Middleware {
   ///   - path: The log file's path; an existing chained log is continued.
   ///   - durability: When an entry is on disk: with ``FileLogSink/Durability/everyEntry`` (the
   ///     default) before its dispatch returns.
+  ///   - checkpoints: Keyed checkpoints (``AuditCheckpoints``), so that someone who can write
+  ///     the file but does not hold the key cannot rewrite its chain unnoticed; none by default.
   ///   - filter: Which actions to record.
   ///   - redactedFields: Field names whose values are recorded as `<redacted>`.
   ///   - now: Gives the entries' timestamps.
@@ -112,12 +114,15 @@ public struct AuditTrail<State: Sendable>: Middleware {
     name: String = "AuditTrail",
     path: String,
     durability: FileLogSink.Durability = .everyEntry,
+    checkpoints: AuditCheckpoints? = nil,
     filter: (@Sendable (any Action) -> Bool)? = nil,
     redactedFields: Set<String> = [],
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.init(
-      name: name, sink: FileLogSink(path: path, durability: durability, chained: true),
+      name: name,
+      sink: FileLogSink(
+        path: path, durability: durability, chained: true, checkpoints: checkpoints),
       filter: filter, redactedFields: redactedFields, now: now)
   }
 
@@ -154,6 +159,10 @@ public struct AuditTrail<State: Sendable>: Middleware {
     let store = context.storeID
     let outermost = tracker.enter(store)
     defer { tracker.exit(store) }
+    if type(of: action) == WriteAuditSnapshot.self, filter?(action) != false {
+      try writeSnapshot(action, context: context, next: next)
+      return
+    }
     if type(of: action) == RotateAuditLog.self, let rotation = action as? RotateAuditLog,
       filter?(action) != false
     {
@@ -188,6 +197,20 @@ public struct AuditTrail<State: Sendable>: Middleware {
     }
   }
 
+  /// Writes a snapshot of the state (``WriteAuditSnapshot``) and passes the action on; the
+  /// dispatch waits, after the turn, until the snapshot is on disk.
+  private func writeSnapshot(
+    _ action: any Action, context: MiddlewareContext<State>, next: Next<State>
+  ) throws {
+    do {
+      try recorder.writeSnapshot(try snapshot(of: context.state), timestamp: now())
+    } catch {
+      throw DispatchError.middlewareFailed(name: name, action: action, underlying: error)
+    }
+    if waitsForDisk { tracker.wroteEntry(for: action, in: context.storeID) }
+    try next(action)
+  }
+
   /// Writes each commit's entry before the commit, and waits after the turn until it is on disk.
   public var commitObserver: CommitObserver<State>? {
     let recorder = recorder
@@ -196,7 +219,9 @@ public struct AuditTrail<State: Sendable>: Middleware {
     let waitsForDisk = waitsForDisk
     let sink = sink
     let willCommit: @Sendable (PendingCommit) throws -> Void = { change in
-      guard type(of: change.action) != RotateAuditLog.self, filter?(change.action) != false
+      let type = type(of: change.action)
+      guard type != RotateAuditLog.self, type != WriteAuditSnapshot.self,
+        filter?(change.action) != false
       else { return }
       let timing = tracker.entryTiming(in: change.store)
       try recorder.write(
@@ -272,21 +297,25 @@ extension AuditTrail {
     guard let file = sink as? FileLogSink, file.chained else {
       throw AuditTrailError.notAChainedFile
     }
-    guard let encodable = state as? any Encodable else {
-      throw AuditTrailError.stateNotEncodable(type: String(describing: State.self))
-    }
-    let snapshot: JSONValue
-    do {
-      snapshot = try encoder.snapshot(of: encodable)
-    } catch {
-      throw AuditTrailError.snapshotFailed(reason: "\(error)")
-    }
+    let snapshot = try snapshot(of: state)
     let timestamp = Timestamp.format(now())
     try file.rotate(archivingTo: rotation.archivePath) { sequence, previous in
       JSONValue.object([
         ("seq", .number(String(sequence))), ("prev", .string(previous)),
         ("ts", .string(timestamp)), ("snapshot", snapshot),
       ]).serialized
+    }
+  }
+
+  /// The state's JSON, for a snapshot.
+  func snapshot(of state: State) throws(AuditTrailError) -> JSONValue {
+    guard let encodable = state as? any Encodable else {
+      throw .stateNotEncodable(type: String(describing: State.self))
+    }
+    do {
+      return try encoder.snapshot(of: encodable)
+    } catch {
+      throw .snapshotFailed(reason: "\(error)")
     }
   }
 }

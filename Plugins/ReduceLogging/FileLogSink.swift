@@ -48,6 +48,8 @@ public struct FileLogSink: LogSink {
   public let durability: Durability
   /// Whether entries are hash-chained.
   public let chained: Bool
+  /// The keyed checkpoints a chained file gets, if any.
+  public let checkpoints: AuditCheckpoints?
   private let handle: FileHandleBox
 
   /// Creates a file sink; the file is opened later, when first needed.
@@ -56,21 +58,29 @@ public struct FileLogSink: LogSink {
   ///   - path: The file's path, absolute or relative to the working directory.
   ///   - durability: When entries reach the disk.
   ///   - chained: Whether each entry carries the SHA-256 of the previous one.
-  public init(path: String, durability: Durability = .buffered, chained: Bool = false) {
+  ///   - checkpoints: Keyed checkpoints for a chained file (``AuditCheckpoints``): one when
+  ///     the sink first writes to the file (unless its last line is one), then one after every
+  ///     ``AuditCheckpoints/every`` entries; ignored when `chained` is false.
+  public init(
+    path: String, durability: Durability = .buffered, chained: Bool = false,
+    checkpoints: AuditCheckpoints? = nil
+  ) {
     self.init(
-      path: path, durability: durability, chained: chained,
+      path: path, durability: durability, chained: chained, checkpoints: checkpoints,
       synchronize: FileWriter.systemSynchronize)
   }
 
   /// Creates a file sink that flushes with `synchronize` instead of `fsync`, for tests.
   init(
-    path: String, durability: Durability, chained: Bool,
+    path: String, durability: Durability, chained: Bool, checkpoints: AuditCheckpoints? = nil,
     synchronize: @escaping @Sendable (Int32) -> Int32
   ) {
     self.path = path
     self.durability = durability
     self.chained = chained
-    self.handle = FileHandleBox(path: path, chained: chained, synchronize: synchronize)
+    self.checkpoints = chained ? checkpoints : nil
+    self.handle = FileHandleBox(
+      path: path, chained: chained, checkpoints: self.checkpoints, synchronize: synchronize)
   }
 
   /// Appends the record: its text, or for a chained file its JSON line with `seq` and `prev`.
@@ -147,6 +157,15 @@ public struct FileLogSink: LogSink {
     _ = try handle.open()
   }
 
+  /// Opens the file now, and returns the position of a chained file's last line: where its
+  /// next entry continues the chain.
+  func openedPosition() throws(LogSinkError) -> JournalPosition {
+    let writer = try handle.open()
+    return writer.state.withLock { state in
+      JournalPosition(sequence: state.lastSequence, hash: state.lastHash.hex)
+    }
+  }
+
   /// Flushes to disk if the file is open; failures surface on the next write or flush.
   func flushIfOpen() {
     handle.openedWriter?.flushQuietly()
@@ -188,12 +207,17 @@ extension LogSink where Self == FileLogSink {
 final class FileHandleBox: Sendable {
   let path: String
   let chained: Bool
+  let checkpoints: AuditCheckpoints?
   let synchronize: @Sendable (Int32) -> Int32
   private let writer = Locked<FileWriter?>(nil)
 
-  init(path: String, chained: Bool, synchronize: @escaping @Sendable (Int32) -> Int32) {
+  init(
+    path: String, chained: Bool, checkpoints: AuditCheckpoints?,
+    synchronize: @escaping @Sendable (Int32) -> Int32
+  ) {
     self.path = path
     self.chained = chained
+    self.checkpoints = checkpoints
     self.synchronize = synchronize
   }
 
@@ -214,7 +238,8 @@ final class FileHandleBox: Sendable {
       if let writer = slot {
         current = writer
       } else {
-        current = try FileWriter.acquire(path: path, chained: chained, synchronize: synchronize)
+        current = try FileWriter.acquire(
+          path: path, chained: chained, checkpoints: checkpoints, synchronize: synchronize)
       }
       guard FileWriter.isOnlyUser(of: current) else {
         if slot == nil { FileWriter.release(current) }
@@ -228,14 +253,16 @@ final class FileHandleBox: Sendable {
         throw error
       }
       FileWriter.release(current)
-      slot = try FileWriter.acquire(path: path, chained: chained, synchronize: synchronize)
+      slot = try FileWriter.acquire(
+        path: path, chained: chained, checkpoints: checkpoints, synchronize: synchronize)
     }
   }
 
   func open() throws(LogSinkError) -> FileWriter {
     try writer.withLock { slot throws(LogSinkError) in
       if let writer = slot { return writer }
-      let writer = try FileWriter.acquire(path: path, chained: chained, synchronize: synchronize)
+      let writer = try FileWriter.acquire(
+        path: path, chained: chained, checkpoints: checkpoints, synchronize: synchronize)
       slot = writer
       return writer
     }

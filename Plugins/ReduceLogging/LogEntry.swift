@@ -55,6 +55,13 @@ public struct LogEntry: Sendable {
   /// written into a JSON line as it is, and made into text only when `payload` is read (a sink
   /// of JSON lines never reads it).
   var payloadStorage: PayloadStorage?
+  /// The state, for the entry of a snapshot (``WriteAuditSnapshot``): its JSON line then
+  /// records the state in `snapshot` instead of an action.
+  var snapshot: JSONValue?
+
+  /// Whether the entry is a snapshot of the state rather than an action's: a chained JSON line
+  /// then records `snapshot` after its `ts`, and nothing else.
+  public var isSnapshot: Bool { snapshot != nil }
 
   /// Creates an entry.
   ///
@@ -95,6 +102,19 @@ public struct LogEntry: Sendable {
     self.duration = duration
     self.changes = nil
     self.mutatorStorage = mutators.map(MutatorStorage.keys)
+  }
+
+  /// Creates the entry of a snapshot of the state.
+  init(sequence: Int, timestamp: Date, snapshot: JSONValue) {
+    self.sequence = sequence
+    self.timestamp = timestamp
+    self.action = "snapshot"
+    self.payloadStorage = nil
+    self.outcome = .ok
+    self.duration = .zero
+    self.changes = nil
+    self.mutatorStorage = nil
+    self.snapshot = snapshot
   }
 
   /// An action's payload as logged.

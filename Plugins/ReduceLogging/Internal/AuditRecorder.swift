@@ -61,6 +61,19 @@ final class AuditRecorder: Sendable {
         format: .jsonLines))
   }
 
+  /// Writes a snapshot of the state to the sink.
+  ///
+  /// - Parameters:
+  ///   - snapshot: The state's JSON.
+  ///   - timestamp: When it was taken.
+  /// - Throws: The sink's failure.
+  func writeSnapshot(_ snapshot: JSONValue, timestamp: Date) throws {
+    try sink.write(
+      LogRecord(
+        entry: LogEntry(sequence: shared.nextSequence(), timestamp: timestamp, snapshot: snapshot),
+        format: .jsonLines))
+  }
+
   private func payload(of action: any Action, info: ActionTypeInfo) -> PayloadStorage? {
     let actionType = type(of: action)
     if actionType == Batch.self, let batch = action as? Batch {

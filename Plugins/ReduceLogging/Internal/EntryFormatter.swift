@@ -42,6 +42,12 @@ enum EntryFormatter {
       line.append(",\"ts\":\"")
     }
     line.append(timestamp: entry.timestamp)
+    if let snapshot = entry.snapshot {
+      line.append("\",\"snapshot\":")
+      snapshot.write(to: &line)
+      line.append("}")
+      return
+    }
     line.append("\",\"action\":")
     JSONValue.writeString(entry.action, to: &line)
     switch entry.payloadStorage {

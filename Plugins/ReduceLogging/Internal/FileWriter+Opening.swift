@@ -27,7 +27,8 @@ extension FileWriter {
   /// entry written last (``checkShared()``), so that it never appends after bytes that someone
   /// else wrote.
   static func acquire(
-    path: String, chained: Bool, synchronize: @escaping @Sendable (Int32) -> Int32
+    path: String, chained: Bool, checkpoints: AuditCheckpoints? = nil,
+    synchronize: @escaping @Sendable (Int32) -> Int32
   ) throws(LogSinkError) -> FileWriter {
     if chained { finishInterruptedRotation(of: path) }
     let descriptor = POSIX.openForAppending(path)
@@ -42,7 +43,10 @@ extension FileWriter {
     return try registry.withLock { writers throws(LogSinkError) in
       if var registration = writers[identity] {
         POSIX.closeDescriptor(descriptor)
-        guard registration.writer.chained == chained else { throw .conflictingOptions(path: path) }
+        guard registration.writer.chained == chained,
+          registration.writer.checkpoints?.every == checkpoints?.every,
+          registration.writer.checkpoints?.key == checkpoints?.key
+        else { throw .conflictingOptions(path: path) }
         try registration.writer.checkShared()
         registration.users += 1
         writers[identity] = registration
@@ -50,8 +54,8 @@ extension FileWriter {
       }
       do throws(LogSinkError) {
         let writer = try makeWriter(
-          path: path, chained: chained, identity: identity, descriptor: descriptor,
-          size: Int64(info.st_size), synchronize: synchronize)
+          path: path, chained: chained, checkpoints: checkpoints, identity: identity,
+          descriptor: descriptor, size: Int64(info.st_size), synchronize: synchronize)
         writers[identity] = Registration(writer: writer, users: 1)
         return writer
       } catch {
@@ -115,11 +119,12 @@ extension FileWriter {
   }
 
   private static func makeWriter(
-    path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64,
-    synchronize: @escaping @Sendable (Int32) -> Int32
+    path: String, chained: Bool, checkpoints: AuditCheckpoints?, identity: FileIdentity,
+    descriptor: Int32, size: Int64, synchronize: @escaping @Sendable (Int32) -> Int32
   ) throws(LogSinkError) -> FileWriter {
     var lastSequence = 0
     var lastHash = SHA256.Digest.zero
+    var endsWithCheckpoint = false
     if chained {
       try lockExclusively(descriptor, path: path)
       let size = try cutTornTail(of: descriptor, size: size, path: path)
@@ -140,12 +145,14 @@ extension FileWriter {
         }
         lastSequence = sequence
         lastHash = SHA256.digest(of: line)
+        endsWithCheckpoint = entry["checkpoint"] != nil
       }
     }
     let size = Int64(lseek(descriptor, 0, SEEK_END))
     return FileWriter(
-      path: path, chained: chained, identity: identity, descriptor: descriptor, size: size,
-      lastSequence: lastSequence, lastHash: lastHash, synchronize: synchronize)
+      path: path, chained: chained, checkpoints: checkpoints, identity: identity,
+      descriptor: descriptor, size: size, lastSequence: lastSequence, lastHash: lastHash,
+      sinceCheckpoint: endsWithCheckpoint ? 0 : nil, synchronize: synchronize)
   }
 
   /// Cuts off a torn last line, the mark of a crash during a write, and keeps its bytes aside

@@ -32,6 +32,8 @@ final class FileWriter: Sendable {
   /// directory does not change the file it names.
   let checkedPath: String
   let chained: Bool
+  /// The keyed checkpoints the file gets, if any.
+  let checkpoints: AuditCheckpoints?
   let identity: FileIdentity
   /// Flushes a descriptor to disk (`fsync`, except in tests).
   ///
@@ -58,6 +60,9 @@ final class FileWriter: Sendable {
     var lastSequence: Int
     /// The digest of the last line, the next entry's `prev`.
     var lastHash: SHA256.Digest
+    /// Entries since the last checkpoint; nil when one is due before the next entry (a keyed
+    /// writer's first).
+    var sinceCheckpoint: Int?
     /// When a write last looked up the path (``checkFile(_:lookingUpPath:askingLinks:)``).
     var lastPathCheck = ContinuousClock.now
     /// Where a chained line is built, kept from one entry to the next.
@@ -73,17 +78,20 @@ final class FileWriter: Sendable {
   let state: Locked<State>
 
   init(
-    path: String, chained: Bool, identity: FileIdentity, descriptor: Int32, size: Int64,
-    lastSequence: Int, lastHash: SHA256.Digest, synchronize: @escaping @Sendable (Int32) -> Int32
+    path: String, chained: Bool, checkpoints: AuditCheckpoints? = nil, identity: FileIdentity,
+    descriptor: Int32, size: Int64, lastSequence: Int, lastHash: SHA256.Digest,
+    sinceCheckpoint: Int? = nil, synchronize: @escaping @Sendable (Int32) -> Int32
   ) {
     self.path = path
     self.checkedPath = POSIX.absolutePath(path)
     self.chained = chained
+    self.checkpoints = checkpoints
     self.identity = identity
     self.synchronize = synchronize
     self.state = Locked(
       State(
-        descriptor: descriptor, fileSize: size, lastSequence: lastSequence, lastHash: lastHash))
+        descriptor: descriptor, fileSize: size, lastSequence: lastSequence, lastHash: lastHash,
+        sinceCheckpoint: sinceCheckpoint))
   }
 
   /// `fsync`, returning 0 or its `errno`.
@@ -115,6 +123,9 @@ final class FileWriter: Sendable {
       if chained {
         try checkFile(&state, lookingUpPath: state.pathCheckIsDue, askingLinks: askingLinks)
       }
+      if let checkpoints {
+        return try appendKeyed(record, checkpoints: checkpoints, &state)
+      }
       let sequence = state.lastSequence + 1
       var line = state.line
       line.removeAll()
@@ -143,6 +154,48 @@ final class FileWriter: Sendable {
       }
       return state.written
     }
+  }
+
+  /// Appends an entry of a keyed file with the checkpoints due around it, in one write.
+  private func appendKeyed(
+    _ record: LogRecord, checkpoints: AuditCheckpoints, _ state: inout State
+  ) throws(LogSinkError) -> Int64 {
+    var bytes: [UInt8] = []
+    var sequence = state.lastSequence
+    var hash = state.lastHash
+    var since = state.sinceCheckpoint
+    func add(_ write: (inout [UInt8]) -> Void) {
+      let start = bytes.count
+      sequence += 1
+      write(&bytes)
+      hash = SHA256.digest(of: bytes[start...])
+      bytes.append(UInt8(ascii: "\n"))
+    }
+    func checkpoint() {
+      add {
+        CheckpointLine.write(
+          sequence: sequence, previous: hash, timestamp: record.entry.timestamp,
+          checkpoints: checkpoints, to: &$0)
+      }
+      since = 0
+    }
+    if since == nil { checkpoint() }
+    add { EntryFormatter.writeJSONLine(record.entry, sequence: sequence, previous: hash, to: &$0) }
+    since = (since ?? 0) + 1
+    if let count = since, count >= checkpoints.every { checkpoint() }
+    if let failure = POSIX.writeAll(state.descriptor, bytes) {
+      if ftruncate(state.descriptor, off_t(state.fileSize)) != 0 {
+        state.failure = .damaged(path: path)
+      }
+      throw .writeFailed(path: path, reason: failure)
+    }
+    let length = Int64(bytes.count)
+    state.fileSize += length
+    state.written += length
+    state.lastSequence = sequence
+    state.lastHash = hash
+    state.sinceCheckpoint = since
+    return state.written
   }
 
   /// Checks that `path` still names the file this writer writes, as the writer left it; on a
