@@ -30,6 +30,9 @@ build_server() {
 # 120 s) until it listens, and sets SERVER_PID and SERVER_URL.
 start_server() {
   local log="$1" durability="$2" out="$3"
+  # Removed first: the child truncates the file only once it runs, and a look at it before
+  # then would find the last server's line.
+  rm -f "$out.stdout"
   "$SERVER_BIN" --host 127.0.0.1 --port 0 --log "$log" --durability "$durability" \
     --log-level warning >"$out.stdout" 2>>"$out.stderr" &
   SERVER_PID=$!
