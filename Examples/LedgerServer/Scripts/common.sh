@@ -5,6 +5,9 @@ SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PACKAGE="$(cd "$SCRIPTS/.." && pwd)"
 SERVER_PID=""
 SERVER_URL=""
+# release, or debug with --debug: a CI that has built the package for its tests already can
+# check the server's behaviour without a release build (its figures are then not worth keeping).
+CONFIGURATION=release
 
 fail() {
   echo "FAIL: $*" >&2
@@ -20,9 +23,9 @@ need_wrk() {
 }
 
 build_server() {
-  swift build -c release --package-path "$PACKAGE" --product ledger-server >&2 \
-    || fail "the release build of ledger-server failed"
-  SERVER_BIN="$(swift build -c release --package-path "$PACKAGE" --show-bin-path)/ledger-server"
+  swift build -c "$CONFIGURATION" --package-path "$PACKAGE" --product ledger-server >&2 \
+    || fail "the $CONFIGURATION build of ledger-server failed"
+  SERVER_BIN="$(swift build -c "$CONFIGURATION" --package-path "$PACKAGE" --show-bin-path)/ledger-server"
   [ -x "$SERVER_BIN" ] || fail "no ledger-server at $SERVER_BIN"
 }
 

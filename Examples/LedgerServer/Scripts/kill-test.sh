@@ -8,9 +8,10 @@
 #   - `reduce-audit verify` passes on the journal.
 # At the end the server is stopped with SIGTERM, which must exit 0, and the journal verified.
 #
-# usage: Scripts/kill-test.sh [N] [--short] [--durability durable|buffered]
+# usage: Scripts/kill-test.sh [N] [--short] [--durability durable|buffered] [--debug]
 #   N         how many kills (default 50, at most 500)
 #   --short   5 kills, for CI (an explicit N wins)
+#   --debug   the debug build of the server instead of the release build
 # Exits non-zero on any failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -21,9 +22,10 @@ durability=durable
 while [ $# -gt 0 ]; do
   case "$1" in
     --short) short=1 ;;
+    --debug) CONFIGURATION=debug ;;
     --durability) shift; durability="${1:-}" ;;
     [0-9]*) kills="$1" ;;
-    *) echo "usage: $0 [N] [--short] [--durability durable|buffered]" >&2; exit 64 ;;
+    *) echo "usage: $0 [N] [--short] [--durability durable|buffered] [--debug]" >&2; exit 64 ;;
   esac
   shift
 done
@@ -57,7 +59,7 @@ check() {
     || fail "the ledger does not match its journal: $1"
 }
 
-echo "ledger-server kill test: $kills kills, $durability journal, $(nproc) cores"
+echo "ledger-server kill test ($CONFIGURATION build): $kills kills, $durability journal, $(nproc) cores"
 start_server "$log" "$durability" "$work/server"
 python3 "$SCRIPTS/ledger_check.py" seed "$SERVER_URL" "$accounts" "$deposit"
 started=$(date +%s)

@@ -3,9 +3,10 @@
 # 64 connections, against the release server with a durable journal (fsync before each answer)
 # and with a buffered one, and reports requests per second and the 99th percentile latency.
 #
-# usage: Scripts/load.sh [--short] [--seconds N]
+# usage: Scripts/load.sh [--short] [--seconds N] [--debug]
 #   --short      1 s per run (for CI); the default is 5 s per run
 #   --seconds N  N seconds per run (at most 60)
+#   --debug      the debug build instead of the release build (checks, no figures)
 # Exits non-zero if any request fails or is not answered 200, or the server does not shut down
 # cleanly on SIGTERM.
 set -euo pipefail
@@ -15,8 +16,9 @@ seconds=5
 while [ $# -gt 0 ]; do
   case "$1" in
     --short) seconds=1 ;;
+    --debug) CONFIGURATION=debug ;;
     --seconds) shift; seconds="${1:-}" ;;
-    *) echo "usage: $0 [--short] [--seconds N]" >&2; exit 64 ;;
+    *) echo "usage: $0 [--short] [--seconds N] [--debug]" >&2; exit 64 ;;
   esac
   shift
 done
@@ -29,7 +31,7 @@ work="$(mktemp -d)"
 trap 'cleanup_server; rm -rf "$work"' EXIT
 accounts=64
 
-echo "ledger-server load: $(nproc) cores, $seconds s per run, $accounts accounts, transfers of 1 to 5"
+echo "ledger-server load ($CONFIGURATION build): $(nproc) cores, $seconds s per run, $accounts accounts, transfers of 1 to 5"
 printf '%-10s %12s %12s %12s %12s\n' journal connections "requests/s" "p50 ms" "p99 ms"
 for durability in durable buffered; do
   log="$work/ledger-$durability.log"

@@ -5,7 +5,7 @@ import LedgerCore
 import ReduceLogging
 import Testing
 
-@Suite("The ledger's HTTP API")
+@Suite("The ledger's HTTP API", .timeLimit(.minutes(2)))
 struct LedgerAPITests {
   @Test("a deposit answers the new balance, which GET reads back")
   func deposit() async throws {

@@ -3,7 +3,7 @@ import LedgerCore
 import ReduceLogging
 import Testing
 
-@Suite("The ledger without HTTP")
+@Suite("The ledger without HTTP", .timeLimit(.minutes(2)))
 struct LedgerBookTests {
   @Test("a restarted book replays its journal: balances and history come back")
   func restart() async throws {

@@ -83,11 +83,9 @@ final class ServerProcess: @unchecked Sendable {
   }
 }
 
-@Suite("The ledger-server executable", .serialized)
+@Suite("The ledger-server executable", .serialized, .timeLimit(.minutes(2)))
 struct ServerProcessTests {
-  @Test(
-    "it serves on a free port, and SIGTERM flushes the journal and exits 0",
-    .timeLimit(.minutes(2)))
+  @Test("it serves on a free port, and SIGTERM flushes the journal and exits 0")
   func serveAndTerminate() async throws {
     let fixture = try JournalFixture()
     let server = try ServerProcess(arguments: ["--port", "0", "--log", fixture.path])
