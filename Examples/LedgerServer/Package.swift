@@ -31,9 +31,7 @@ let package = Package(
       name: "ledger-server",
       dependencies: [
         "LedgerCore",
-        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]),
     .testTarget(
       name: "LedgerServerTests",
