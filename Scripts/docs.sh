@@ -25,7 +25,7 @@ guides_of() {
     ReduceTesting) echo "Testing" ;;
     ReduceThunk) echo "Thunks" ;;
     ReduceThrottle) echo "Throttle" ;;
-    ReduceLogging) echo "Logging AuditTrail" ;;
+    ReduceLogging) echo "Logging AuditTrail MultipleMachines" ;;
     ReduceUndo) echo "Undo" ;;
     ReducePersistence) echo "Persistence" ;;
   esac
