@@ -35,18 +35,38 @@ enum ComposingExample {
     case added(Item)
   }
 
+  static let profile = Mutator(\AppState.profile) {
+    (profile: inout Profile, action: ProfileAction) in
+    switch action {
+    case .renamed(let name): profile.name = name
+    case .upgraded: profile.isPremium = true
+    }
+  }
+  static let cart = Mutator(\AppState.cart) { (cart: inout Cart, action: CartAction) in
+    if case .added(let item) = action { cart.items.append(item) }
+  }
+
+  /// Text a view shows: written by an observer on the dispatching thread, read by the view.
+  final class Label: Sendable {
+    private let text = Mutex("")
+
+    var value: String { text.withLock { $0 } }
+
+    func show(_ value: String) {
+      text.withLock { $0 = value }
+    }
+  }
+
   /// A child feature: its code takes its scoped store, nothing else.
   final class ProfileScreen: Sendable {
     let store: ScopedStore<Profile>
+    let title = Label()
     let subscription: Subscription
-    let title = Locked("")
 
     init(store: ScopedStore<Profile>) {
       self.store = store
       let title = title
-      subscription = store.subscribe(to: \.name) { name in
-        title.withLock { $0 = "Hello, \(name)" }
-      }
+      subscription = store.subscribe(to: \.name) { name in title.show("Hello, \(name)") }
     }
 
     func rename(_ name: String) {
@@ -124,20 +144,12 @@ enum ComposingExample {
     typealias CartAction = ComposingExample.CartAction
     typealias ProfileScreen = ComposingExample.ProfileScreen
 
-    let profile = Mutator(\AppState.profile) { (profile: inout Profile, action: ProfileAction) in
-      switch action {
-      case .renamed(let name): profile.name = name
-      case .upgraded: profile.isPremium = true
-      }
-    }
-    let cart = Mutator(\AppState.cart) { (cart: inout Cart, action: CartAction) in
-      if case .added(let item) = action { cart.items.append(item) }
-    }
+    let profile = ComposingExample.profile
+    let cart = ComposingExample.cart
     let store = try Store(initialState: AppState(), mutators: [profile, cart])
-
     let screen = ProfileScreen(store: store.scope(\.profile))
-    screen.rename("Ada")
-    #expect(screen.title.withLock { $0 } == "Hello, Ada")
+    screen.rename("Ada")  // dispatched into the app's store; screen.title.value is "Hello, Ada"
+    #expect(screen.title.value == "Hello, Ada")
     #expect(store.state.profile.name == "Ada")
 
     // The child's test: a store of the child's state alone.
@@ -149,8 +161,8 @@ enum ComposingExample {
         }
       ])
     let tested = ProfileScreen(store: ScopedStore(profileOnly))
-    tested.rename("Lin")
-    #expect(tested.title.withLock { $0 } == "Hello, Lin")
+    tested.rename("Lin")  // tested.title.value is "Hello, Lin"
+    #expect(tested.title.value == "Hello, Lin")
 
     // Derived, read-only scopes and memoized selectors.
     let total = MemoizedSelector(\AppState.cart.items, \AppState.profile.isPremium) {
@@ -162,10 +174,10 @@ enum ComposingExample {
     let readers = (0..<3).map { _ in
       store.subscribe(to: total) { value in totals.withLock { $0.append(value) } }
     }
-    let itemCount = store.scope(\.cart).scope { $0.items.count }
     store.dispatch(CartAction.added(Item(name: "tea", price: 100)))
     store.dispatch(ProfileAction.upgraded)
     store.dispatch(ProfileAction.renamed("Ada Lovelace"))
+    let itemCount = store.scope(\.cart).scope { $0.items.count }  // a derived, read-only scope
     #expect(totals.withLock { $0 } == [0, 0, 0, 100, 100, 100, 90, 90, 90])
     #expect(total.computations == 3)  // once per change of its inputs, for the three readers
     #expect(itemCount.state == 1)

@@ -2,8 +2,10 @@ import Reduce
 import Synchronization
 import Testing
 
-// The examples of README.md and Guides/*.md, kept here so that they keep compiling and doing
-// what the text says. Each namespace holds one document's types; each test holds its code.
+// The examples of README.md, Getting Started (sections 1 to 8) and Writing Middleware's offline
+// queue, kept here so that they keep compiling and doing what the text says. Each namespace
+// holds one document's types; each test holds its code. The other snippets of the guides are
+// in GuideSnippetsTests.swift and CompositionGuideExamplesTests.swift.
 
 enum ReadmeExample {
   struct AppState: Equatable, Sendable {
@@ -94,63 +96,7 @@ enum MiddlewareExample {
   }
 }
 
-/// Writing Middleware, "Declining action types".
-enum AnalyticsExample {
-  protocol Reportable: Action {
-    var eventName: String { get }
-  }
-
-  struct SignedUp: Reportable {
-    var eventName: String { "signed-up" }
-  }
-
-  struct Scrolled: Action {}
-
-  struct AppState: Equatable, Sendable {
-    var signUps = 0
-    var scrolls = 0
-  }
-
-  final class AnalyticsClient: Sendable {
-    let sent = Mutex<[String]>([])
-    func send(_ name: String) { sent.withLock { $0.append(name) } }
-  }
-
-  // The guide's code, as written there.
-  struct Analytics: Middleware {
-    let client: AnalyticsClient
-
-    func handle(_ action: any Action, context: MiddlewareContext<AppState>, next: Next<AppState>)
-      throws
-    {
-      try next(action)
-      if let event = action as? any Reportable { client.send(event.eventName) }
-    }
-  }
-}
-
 @Suite struct GuideExamplesTests {
-  @Test("Writing Middleware: a middleware reports only the actions it cares about")
-  func reportingSomeTypes() throws {
-    typealias Example = AnalyticsExample
-    let client = Example.AnalyticsClient()
-    let analytics = Example.Analytics(client: client)
-    let store = try Store(
-      initialState: Example.AppState(),
-      mutators: [
-        Mutator(\Example.AppState.signUps) { (count: inout Int, _: Example.SignedUp) in count += 1
-        },
-        Mutator(\Example.AppState.scrolls) { (count: inout Int, _: Example.Scrolled) in count += 1
-        },
-      ],
-      middleware: [analytics])
-    store.dispatch(Example.Scrolled())
-    store.dispatch(Example.SignedUp())
-    store.dispatch(Example.Scrolled())
-    #expect(store.state == Example.AppState(signUps: 1, scrolls: 2))
-    #expect(client.sent.withLock { $0 } == ["signed-up"])
-  }
-
   @Test("the README example builds a store, logs, observes and returns the new state")
   func readme() throws {
     typealias AppState = ReadmeExample.AppState
