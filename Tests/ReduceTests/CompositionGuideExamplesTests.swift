@@ -96,29 +96,28 @@ enum ComposingExample {
         },
       ])
 
-    let filters = Mutex<[Filter]>([])
     func filterBar(_ filter: ScopedStore<Filter>) -> Subscription {
-      filter.subscribe { current in
-        print("filter:", current)  // only when the filter changed
-        filters.withLock { $0.append(current) }
-      }
+      filter.subscribe { current in print("filter:", current) }  // only when the filter changed
     }
 
+    let filters = Mutex<[Filter]>([])
+    let watcher = store.scope(\.filter).subscribe { current in
+      filters.withLock { $0.append(current) }
+    }
     let bar = filterBar(store.scope(\.filter))
     store.dispatch(TodoAction.added("Buy milk"))
     store.scope(\.filter).dispatch(FilterAction.selected(.open))
     #expect(filters.withLock { $0 } == [.all, .open])
     bar.cancel()
+    watcher.cancel()
 
     let counts = Mutex<[Int]>([])
     let empties = Mutex<[Bool]>([])
     let openCount = MemoizedSelector(\TodoState.todos) { todos in
       todos.filter { !$0.isDone }.count
     }
-    let badge = store.subscribe(to: openCount) { count in
-      print(count, "open")
-      counts.withLock { $0.append(count) }
-    }
+    let badge = store.subscribe(to: openCount) { count in print(count, "open") }
+    let counter = store.subscribe(to: openCount) { count in counts.withLock { $0.append(count) } }
     let isEmpty: @Sendable (TodoState) -> Bool = { $0.todos.isEmpty }
     let empty = store.subscribe(to: isEmpty, initial: false) { isEmpty in
       print(isEmpty ? "all clear" : "something to do")
@@ -131,6 +130,7 @@ enum ComposingExample {
     #expect(empties.withLock { $0 }.isEmpty)
     #expect(openCount.computations == 3)
     badge.cancel()
+    counter.cancel()
     empty.cancel()
   }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Reduce
 import Synchronization
 import Testing
@@ -171,7 +172,7 @@ enum MiddlewareSnippets {
 
 // MARK: - Getting Started: main.swift
 
-/// The `main.swift` of Getting Started's command-line tool, without its last lines (the call).
+/// The `main.swift` of Getting Started's command-line tool; its top level in `main()`.
 enum TallyExample {
   struct Tally: Equatable, Sendable {
     var total = 0
@@ -206,9 +207,21 @@ enum TallyExample {
     }
     return result
   }
+
+  /// The top level of the `main.swift`: compiled, never called (it reads the process's
+  /// arguments and exits on an error).
+  static func main() {
+    do {
+      let result = try tally(Array(CommandLine.arguments.dropFirst()))
+      print("\(result.count) numbers, sum \(result.total)")
+    } catch {
+      print("tally:", error)
+      exit(1)
+    }
+  }
 }
 
-/// The `main.swift` of Getting Started's server, without its last two lines (the call).
+/// The `main.swift` of Getting Started's server; its top level in `main()`.
 enum LedgerServerExample {
   struct Ledger: Equatable, Sendable {
     var balances: [String: Int] = [:]
@@ -276,11 +289,83 @@ enum LedgerServerExample {
       }
     }
   }
+
+  /// The top level of the `main.swift`: compiled, never called (it reads standard input).
+  static func main() async throws {
+    let service = try LedgerService()
+    await serve(service) { readLine() }
+  }
 }
 
 // MARK: - Tests
 
 @Suite struct GuideSnippetsTests {
+  /// The guides whose snippets are compiled by tests, with the test files that compile them.
+  static let compiledBy: [String: [String]] = [
+    "Guides/Concepts.md": ["Tests/ReduceTests/GuideSnippetsTests.swift"],
+    "Guides/WritingMiddleware.md": [
+      "Tests/ReduceTests/GuideSnippetsTests.swift", "Tests/ReduceTests/GuideExamplesTests.swift",
+    ],
+    "Guides/GettingStarted.md": [
+      "Tests/ReduceTests/GuideExamplesTests.swift",
+      "Tests/ReduceTests/CompositionGuideExamplesTests.swift",
+      "Tests/ReduceTests/GuideSnippetsTests.swift",
+    ],
+    "Guides/Composing.md": ["Tests/ReduceTests/CompositionGuideExamplesTests.swift"],
+    "Guides/Testing.md": [
+      "Tests/ReduceTestingTests/GuideExampleTests.swift",
+      "Tests/ReduceThunkTests/TestingGuideExamplesTests.swift",
+    ],
+  ]
+
+  /// A line of code without its comment and its whitespace: how a snippet's line is found in a
+  /// test that may indent or wrap it differently.
+  static func normalized(_ line: Substring) -> String {
+    let code = line.range(of: "//").map { line[..<$0.lowerBound] } ?? line
+    return String(code.filter { !$0.isWhitespace })
+  }
+
+  @Test(
+    "every line of a guide's snippets is in a test that compiles it",
+    arguments: compiledBy.keys.sorted())
+  func snippetsAreCompiled(_ guide: String) throws {
+    let root = URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    func read(_ path: String) throws -> String {
+      try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+    let compiled = try (Self.compiledBy[guide] ?? []).map(read).joined(separator: "\n")
+      .split(separator: "\n").map(Self.normalized).joined()
+    var snippets = 0
+    var missing: [String] = []
+    var inSnippet = false
+    var isManifest = false
+    var isFirstLine = false
+    for line in try read(guide).split(separator: "\n", omittingEmptySubsequences: false) {
+      if !inSnippet {
+        if line == "```swift" {
+          inSnippet = true
+          isFirstLine = true
+          snippets += 1
+        }
+        continue
+      }
+      if line == "```" {
+        inSnippet = false
+        continue
+      }
+      if isFirstLine {
+        // A package manifest is not code a test can compile; it was resolved by hand.
+        isManifest = line.hasPrefix("// swift-tools-version")
+        isFirstLine = false
+      }
+      let code = Self.normalized(line)
+      if !isManifest, !code.isEmpty, !compiled.contains(code) { missing.append(String(line)) }
+    }
+    #expect(snippets > 0)
+    #expect(missing.isEmpty, "lines of \(guide)'s snippets that no test compiles: \(missing)")
+  }
+
   @Test("Concepts: the store of the shared types, its mutators, middleware and fallback")
   func conceptsStore() throws {
     typealias AppState = ConceptsSnippets.AppState
