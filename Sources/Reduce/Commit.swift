@@ -144,6 +144,7 @@ public struct Commit<Value: Sendable>: Sendable {
 /// store, so that the watched value before a commit has a place of its own in each store.
 ///
 /// Touched only in the store's turn, except ``afterTurn``.
+@usableFromInline
 class CommitRecording<State: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: its mutable state (a subclass's value before) is touched only by the
   // thread holding the store's turn.
@@ -164,9 +165,11 @@ class CommitRecording<State: Sendable>: @unchecked Sendable {
   }
 
   /// Reads the watched value before a change.
+  @usableFromInline
   func begin(_ state: State) {}
 
   /// Tells the observer of a commit, with the value before and `state` after.
+  @usableFromInline
   func finish(_ state: State, _ change: PendingCommit) {}
 }
 

@@ -24,7 +24,7 @@ public struct Lens<State, Substate>: Sendable {
   public let get: @Sendable (State) -> Substate
   /// Writes a substate into a state.
   public let set: @Sendable (inout State, Substate) -> Void
-  let keyPath: (WritableKeyPath<State, Substate> & Sendable)?
+  @usableFromInline let keyPath: (WritableKeyPath<State, Substate> & Sendable)?
   /// The key paths a lens built from closures declares it reads and writes.
   let covered: [PartialKeyPath<State> & Sendable]
   /// Shared by the copies of a lens built from closures: two mutators of it reduce one substate.

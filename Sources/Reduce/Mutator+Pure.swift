@@ -12,6 +12,7 @@ extension Mutator {
   ///   - keyPath: The stored property the mutator reduces.
   ///   - key: The mutator's key; defaults to the key path's description.
   ///   - reduce: Returns the new substate from the whole state and any action.
+  @inlinable
   public init<Substate, E: Error>(
     _ keyPath: WritableKeyPath<State, Substate> & Sendable,
     key: MutatorKey? = nil,
@@ -28,6 +29,7 @@ extension Mutator {
   ///   - key: The mutator's key.
   ///   - lens: Reads and writes the substate.
   ///   - reduce: Returns the new substate from the whole state and any action.
+  @inlinable
   public init<Substate, E: Error>(
     key: MutatorKey,
     lens: Lens<State, Substate>,
@@ -43,6 +45,7 @@ extension Mutator {
   ///   - type: `(any Action).self`.
   ///   - reduce: Returns the new substate from the whole state and any action.
   /// - Returns: The mutator with the new handler.
+  @inlinable
   public func on<Substate, E: Error>(
     _ type: (any Action).Type,
     reduce: @escaping @Sendable (State, any Action) throws(E) -> Substate
@@ -79,6 +82,7 @@ extension Mutator {
   /// - Parameter follow: Adapts the substate to the state that replaced the old one.
   /// - Returns: The mutator with the follower; a second follower is reported at registration
   ///   as ``RegistrationError/duplicateHandler(key:action:)``.
+  @inlinable
   public func onReplaceState<Substate>(
     _ follow: @escaping @Sendable (inout Substate, State) -> Void
   ) -> Mutator {

@@ -54,6 +54,7 @@ public struct Mutator<State: Sendable>: Sendable {
   var follower: Handler<State>?
   var handlerProblem: RegistrationError?
 
+  @usableFromInline
   init<Substate>(key: MutatorKey?, lens: Lens<State, Substate>) {
     let access = SubstateAccess(lens: lens)
     self.access = access
@@ -72,6 +73,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - keyPath: The stored property the mutator reduces.
   ///   - key: The mutator's key; defaults to the key path's description (`\AppState.counter`).
   ///   - reduce: Changes the substate in place for an action.
+  @inlinable
   public init<Substate, A: Action, E: Error>(
     _ keyPath: WritableKeyPath<State, Substate> & Sendable,
     key: MutatorKey? = nil,
@@ -87,6 +89,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - keyPath: The stored property the mutator reduces.
   ///   - key: The mutator's key; defaults to the key path's description.
   ///   - reduce: Changes the substate in place for any action.
+  @inlinable
   public init<Substate, E: Error>(
     _ keyPath: WritableKeyPath<State, Substate> & Sendable,
     key: MutatorKey? = nil,
@@ -102,6 +105,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - keyPath: The stored property the mutator reduces.
   ///   - key: The mutator's key; defaults to the key path's description.
   ///   - reduce: Returns the new substate from the whole state and an action.
+  @inlinable
   public init<Substate, A: Action, E: Error>(
     _ keyPath: WritableKeyPath<State, Substate> & Sendable,
     key: MutatorKey? = nil,
@@ -124,6 +128,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///     ``DispatchError/reducerFailed(key:action:underlying:)`` with its error, and nothing
   ///     changes.
   ///   - reduce: Changes the substate for an action `validate` accepted.
+  @inlinable
   public init<Substate, A: Action, E: Error>(
     _ keyPath: WritableKeyPath<State, Substate> & Sendable,
     key: MutatorKey? = nil,
@@ -142,6 +147,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - key: The mutator's key.
   ///   - lens: Reads and writes the substate.
   ///   - reduce: Changes the substate for an action.
+  @inlinable
   public init<Substate, A: Action, E: Error>(
     key: MutatorKey,
     lens: Lens<State, Substate>,
@@ -157,6 +163,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - key: The mutator's key.
   ///   - lens: Reads and writes the substate.
   ///   - reduce: Changes the substate for any action.
+  @inlinable
   public init<Substate, E: Error>(
     key: MutatorKey,
     lens: Lens<State, Substate>,
@@ -172,6 +179,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - key: The mutator's key.
   ///   - lens: Reads and writes the substate.
   ///   - reduce: Returns the new substate from the whole state and an action.
+  @inlinable
   public init<Substate, A: Action, E: Error>(
     key: MutatorKey,
     lens: Lens<State, Substate>,
@@ -192,6 +200,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - type: The action type handled.
   ///   - reduce: Changes the substate in place for an action of that type.
   /// - Returns: The mutator with the new handler.
+  @inlinable
   public func on<Substate, A: Action, E: Error>(
     _ type: A.Type,
     _ reduce: @escaping @Sendable (inout Substate, A) throws(E) -> Void
@@ -210,6 +219,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - type: `(any Action).self`.
   ///   - reduce: Changes the substate in place for any action.
   /// - Returns: The mutator with the new handler.
+  @inlinable
   public func on<Substate, E: Error>(
     _ type: (any Action).Type,
     _ reduce: @escaping @Sendable (inout Substate, any Action) throws(E) -> Void
@@ -225,6 +235,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///   - type: The action type handled.
   ///   - reduce: Returns the new substate from the whole state and an action of that type.
   /// - Returns: The mutator with the new handler.
+  @inlinable
   public func on<Substate, A: Action, E: Error>(
     _ type: A.Type,
     reduce: @escaping @Sendable (State, A) throws(E) -> Substate
@@ -246,6 +257,7 @@ public struct Mutator<State: Sendable>: Sendable {
   ///     changes.
   ///   - reduce: Changes the substate for an action `validate` accepted.
   /// - Returns: The mutator with the handler added.
+  @inlinable
   public func on<Substate, A: Action, E: Error>(
     _ type: A.Type,
     validate: @escaping @Sendable (Substate, A) throws(E) -> Void,
@@ -256,6 +268,7 @@ public struct Mutator<State: Sendable>: Sendable {
     }
   }
 
+  @usableFromInline
   func addingFollower<Substate>(
     _ substate: Substate.Type, _ make: (SubstateAccess<State, Substate>) -> Handler<State>
   ) -> Mutator {
@@ -275,6 +288,7 @@ public struct Mutator<State: Sendable>: Sendable {
     return copy
   }
 
+  @usableFromInline
   func adding<Substate>(
     _ substate: Substate.Type,
     _ action: (any Action.Type)?,

@@ -5,11 +5,18 @@
 /// dispatch, with the chain the original dispatch started with. A `next` kept after its store
 /// is deinitialised delivers nothing. It does not keep its store alive.
 public struct Next<State: Sendable>: Sendable {
-  let link: StoreLink<State>
+  @usableFromInline let link: StoreLink<State>
   /// The middleware that handles what this `next` passes on; nil: the reducers.
-  let node: ChainNode<State>?
+  @usableFromInline let node: ChainNode<State>?
   /// The dispatch this `next` was given in.
-  let dispatch: UInt64
+  @usableFromInline let dispatch: UInt64
+
+  @usableFromInline
+  init(link: StoreLink<State>, node: ChainNode<State>?, dispatch: UInt64) {
+    self.link = link
+    self.node = node
+    self.dispatch = dispatch
+  }
 
   /// Passes an action on.
   ///
@@ -36,11 +43,18 @@ public struct Next<State: Sendable>: Sendable {
 /// alive: once the store is deinitialised, a kept context reads the state the store ended with,
 /// and its dispatches and reports do nothing.
 public struct MiddlewareContext<State: Sendable>: Sendable {
-  let link: StoreLink<State>
+  @usableFromInline let link: StoreLink<State>
   /// The action being handled.
   public let action: any Action
   /// The name of the middleware this context was given to.
   public let middlewareName: String
+
+  @usableFromInline
+  init(link: StoreLink<State>, action: any Action, middlewareName: String) {
+    self.link = link
+    self.action = action
+    self.middlewareName = middlewareName
+  }
 
   /// The identity of the store this context belongs to, as given to
   /// ``Middleware/willAttach(to:)`` and ``Middleware/didDetach(from:)``.

@@ -14,7 +14,7 @@ public import Observation
 /// let state = try store.dispatch(CounterAction.incremented(by: 2)).get()
 /// ```
 public final class Store<State: Sendable>: Sendable, Observable {
-  let core: StoreCore<State>
+  @usableFromInline let core: StoreCore<State>
 
   /// Creates a store.
   ///
@@ -105,9 +105,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///
   /// - Parameter action: The action.
   /// - Returns: The state after the action and its follow-ups, or why the action failed.
-  @discardableResult
+  @inlinable @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    core.dispatch(.action(action, isFallback: false))
+    core.dispatch(action)
   }
 
   /// Dispatches actions one after another, each reduced and observed on its own.
@@ -136,9 +136,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///
   /// - Parameter action: The action.
   /// - Returns: The state after the action and its follow-ups, or why the action failed.
-  @discardableResult
+  @inlinable @discardableResult
   public func send(_ action: some Action) async -> Result<State, DispatchError> {
-    await core.send(.action(action, isFallback: false))
+    await core.send(action)
   }
 
   /// Dispatches actions one after another from a task, each reduced and observed on its own,
@@ -174,7 +174,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   - action: The action.
   ///   - read: Reads the value to return from the state after the action and its follow-ups.
   /// - Returns: The value read, or why the action failed.
-  @discardableResult
+  @inlinable @discardableResult
   public func dispatch<Value: Sendable>(
     _ action: some Action, returning read: @escaping @Sendable (State) -> Value
   ) -> Result<Value, DispatchError> {
@@ -189,7 +189,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   - action: The action.
   ///   - read: Reads the value to return from the state after the action and its follow-ups.
   /// - Returns: The value read, or why the action failed.
-  @discardableResult
+  @inlinable @discardableResult
   public func send<Value: Sendable>(
     _ action: some Action, returning read: @escaping @Sendable (State) -> Value
   ) async -> Result<Value, DispatchError> {

@@ -81,7 +81,7 @@ enum BenchCommand {
     ])
     #expect(result.status == 0, "\(result.standardError)")
     let counter = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("counter ") }
-    #expect(counter?.contains("≤ 600 instructions") == true)
+    #expect(counter?.contains("≤ 1,200 instructions") == true)
     #expect(counter?.contains("callgrind") == true)
   }
 
@@ -92,7 +92,8 @@ enum BenchCommand {
     let names = result.standardOutput.split(separator: "\n").map(String.init)
     #expect(
       names == [
-        "counter", "ten-substates", "subscribers-100", "subscribers-1000", "scoped-1000",
+        "counter", "counter+3mw", "ten-substates", "subscribers-100", "subscribers-1000",
+        "scoped-1000",
         "selector-readers-1", "selector-readers-1000", "thunk-sync", "undo", "custom-recorder",
       ])
   }
@@ -100,19 +101,24 @@ enum BenchCommand {
   @Test("--check-instructions prints the budgets table and exits 1 on a miss")
   func checkInstructions() throws {
     let met = try BenchCommand.run([
-      "--check-instructions", "counter=400", "--check-instructions", "undo=1000",
-      "--check-instructions", "custom-recorder=1500",
+      "--check-instructions", "counter=400", "--check-instructions", "counter+3mw=1300",
+      "--check-instructions", "undo=1000", "--check-instructions", "custom-recorder=1500",
     ])
     #expect(met.status == 0, "\(met.standardOutput)")
     let lines = met.standardOutput.split(separator: "\n").map(String.init)
     #expect(lines.first?.hasPrefix("workload") == true)
     #expect(
-      lines.contains { $0.hasPrefix("counter ") && $0.contains("≤ 600") && $0.hasSuffix("yes") })
+      lines.contains { $0.hasPrefix("counter ") && $0.contains("≤ 1,200") && $0.hasSuffix("yes") })
+    #expect(
+      lines.contains {
+        $0.hasPrefix("counter+3mw ") && $0.contains("≤ counter + 900 = 1,300")
+          && $0.hasSuffix("yes")
+      })
     #expect(
       lines.contains { $0.hasPrefix("custom-recorder ") && $0.contains("≤ 1.5× undo = 1,500") })
 
     let missed = try BenchCommand.run([
-      "--check-instructions", "counter=601", "--check-instructions", "custom-recorder=10",
+      "--check-instructions", "counter=1201", "--check-instructions", "custom-recorder=10",
     ])
     #expect(missed.status == 1)
     #expect(

@@ -65,8 +65,9 @@ import Testing
     let seen = Probe<Int>()
     let subscription =
       byClosure
-      ? store.subscribe(to: { $0.cart.tags.count }, by: { $0 == $1 }) { seen.append($0) }
-      : store.subscribe(to: { $0.cart.counts.count }) { seen.append($0) }
+      ? store.subscribe(
+        to: { $0.cart.tags.count }, by: { $0 == $1 }, initial: true, { seen.append($0) })
+      : store.subscribe(to: { $0.cart.counts.count }, initial: true, { seen.append($0) })
     addAll(store)
     #expect(seen.values == Self.expected)
     subscription.cancel()
@@ -99,11 +100,11 @@ import Testing
     let nested = Probe<Int>()
     let derived = Probe<Int>()
     let subscriptions = [
-      cart.subscribe(to: { $0.items.count }) { selected.append($0) },
+      cart.subscribe(to: { $0.items.count }, initial: true, { selected.append($0) }),
       cart.subscribe(to: \.note) { byPath.append($0.count) },
       cart.subscribe { whole.append($0.tags.count) },
       cart.scope(\.items).subscribe { nested.append($0.count) },
-      store.scope { $0.cart }.scope { $0.counts }.subscribe { derived.append($0.count) },
+      store.scope({ $0.cart }).scope({ $0.counts }).subscribe { derived.append($0.count) },
     ]
     addAll(store)
     #expect(selected.values == Self.expected)

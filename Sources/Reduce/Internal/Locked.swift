@@ -17,10 +17,15 @@
 ///
 /// Decide under the lock, act after it: run no user code inside ``withLock(_:)``.
 ///
-/// `@unchecked Sendable`: the value is reached only inside `withLock`, holding the mutex.
+/// `@unchecked Sendable`: the value is reached only inside `withLock`, holding the mutex. The
+/// mutex and the value live at addresses of their own (a pthread mutex must not move), and the
+/// value is reached through its address: a stored property would be an exclusivity-checked
+/// access that ThreadSanitizer, which does not see the mutex order those checks, reports as a
+/// race between threads that each held the lock.
+@usableFromInline
 package final class Locked<Value>: @unchecked Sendable {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  private var value: Value
+  private let value: UnsafeMutablePointer<Value>
 
   /// Creates a guarded value.
   ///
@@ -29,12 +34,15 @@ package final class Locked<Value>: @unchecked Sendable {
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
     pthread_mutex_init(mutex, nil)
-    self.value = value
+    self.value = .allocate(capacity: 1)
+    self.value.initialize(to: value)
   }
 
   deinit {
     pthread_mutex_destroy(mutex)
     mutex.deallocate()
+    value.deinitialize(count: 1)
+    value.deallocate()
   }
 
   /// Runs `body` with exclusive access to the value.
@@ -42,12 +50,13 @@ package final class Locked<Value>: @unchecked Sendable {
   /// - Parameter body: Reads or changes the value; it must not take the same lock.
   /// - Returns: What `body` returns.
   /// - Throws: What `body` throws.
+  @usableFromInline
   package func withLock<Result, Failure: Error>(
     _ body: (inout Value) throws(Failure) -> Result
   ) throws(Failure) -> Result {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
-    return try body(&value)
+    return try body(&value.pointee)
   }
 
   /// Waits until `isReady` holds, then runs `body`, in one hold of the lock.
@@ -63,8 +72,8 @@ package final class Locked<Value>: @unchecked Sendable {
   ) -> Result {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
-    while !isReady(value) { condition.wait(on: mutex) }
-    return body(&value)
+    while !isReady(value.pointee) { condition.wait(on: mutex) }
+    return body(&value.pointee)
   }
 
   /// Waits until `isReady` holds or `deadline` has passed, then runs `body`, in one hold of the
@@ -81,12 +90,12 @@ package final class Locked<Value>: @unchecked Sendable {
   ) -> Result {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
-    while !isReady(value) {
+    while !isReady(value.pointee) {
       let remaining = ContinuousClock.now.duration(to: deadline)
       guard remaining > .zero else { break }
       condition.wait(on: mutex, for: remaining)
     }
-    return body(&value)
+    return body(&value.pointee)
   }
 
   /// Wakes every thread waiting in ``withLock(when:_:)`` or ``withLock(when:orUntil:_:)``.

@@ -22,12 +22,16 @@ final class CancellationFlag: Sendable {
 /// touched other bytes only: the bytes are an index, never a way to read or compare the state.
 ///
 /// Single-threaded: only the thread holding the store's turn touches it.
+@usableFromInline
 struct ObserverList<State: Sendable> {
-  private(set) var groups: [ObserverGroup<State>] = []
+  @usableFromInline private(set) var groups: [ObserverGroup<State>] = []
+
+  /// Whether there is no observer.
+  @inlinable var isEmpty: Bool { groups.isEmpty }
   private var lastID: UInt64 = 0
 
   /// Whether some observer needs the state before each commit.
-  private(set) var needsOldState = false
+  @usableFromInline private(set) var needsOldState = false
 
   mutating func makeID() -> UInt64 {
     lastID += 1
@@ -96,6 +100,7 @@ struct Delivery {
 /// A value observed by one or more subscribers.
 ///
 /// Touched only in the store's turn.
+@usableFromInline
 class ObserverGroup<State: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: its mutable members are touched only by the thread holding the
   // store's turn.

@@ -3,9 +3,11 @@
 /// observer refuses it.
 ///
 /// Only the thread holding the store's turn changes it. Other threads read the state with
-/// ``read()``, under `stateLock`, which the turn holder holds while it changes the state: a
-/// read from another thread gets the state before or after an action, never half of one, and
-/// waits only while handlers run.
+/// ``read()``, under `stateLock`, which the turn holder holds from the first change of a commit
+/// until it is made or rolled back: a read from another thread gets a committed state, never
+/// half of an action, a batch's first actions or a change about to be refused, and waits only
+/// while a change is being made.
+@usableFromInline
 final class Reducer<State: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: touched only by the thread holding the store's turn, except `state`,
   // which that thread writes holding `stateLock`, and other threads read holding it.
@@ -20,6 +22,7 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   }
 
   /// What a commit changed: what the store tells its observers.
+  @usableFromInline
   struct Change {
     let commit: PendingCommit
     /// The state before, when the store kept it (a handler could throw, or an observer needs it).
@@ -28,13 +31,16 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     let touched: [Range<Int>]?
   }
 
-  private(set) var state: State
-  private let stateLock = Locked(())
+  @usableFromInline private(set) var state: State
+  @usableFromInline let stateLock = Locked(())
   /// Whether a handler or a check is running: the store stops a reducer that reads, dispatches
   /// or subscribes.
-  private(set) var isReducing = false
+  @usableFromInline private(set) var isReducing = false
   private(set) var stage: Stage?
-  let storeID: ObjectIdentifier
+  @usableFromInline let storeID: ObjectIdentifier
+
+  /// Whether a batch is being reduced.
+  @usableFromInline var isStaging: Bool { stage != nil }
 
   init(state: State, storeID: ObjectIdentifier) {
     self.state = state
@@ -46,11 +52,32 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     stateLock.withLock { _ in state }
   }
 
-  private func restore(_ old: State) {
-    stateLock.withLock { _ in state = old }
+  /// Reduces one action in place and commits it, when no handler can throw and nobody needs
+  /// the state before: the common case, with no copy of the state.
+  ///
+  /// - Returns: The commit, or nil when no handler ran.
+  /// - Throws: A check's or an observer's refusal, before the state changed.
+  @inlinable
+  func commitInPlace(
+    _ action: any Action, route: Route<State>, recordings: [CommitRecording<State>]
+  ) throws(DispatchError) -> PendingCommit? {
+    let commit = PendingCommit(
+      action: action, mutators: route.keys, replacesState: route.replacesState, store: storeID)
+    if route.isEmpty {
+      if !recordings.isEmpty { try Self.willCommit(commit, recordings) }
+      return nil
+    }
+    if route.hasChecks { try check(action, route) }
+    if !recordings.isEmpty {
+      for recording in recordings { recording.begin(state) }
+      try Self.willCommit(commit, recordings)
+    }
+    try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
+    return commit
   }
 
-  /// Reduces one action and commits it.
+  /// Reduces one action and commits it, keeping the state before: to roll back a handler that
+  /// throws, or for an observer that needs it.
   ///
   /// - Parameters:
   ///   - action: The action that reached the reducers.
@@ -59,6 +86,7 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   ///   - keepOld: Whether an observer needs the state before.
   /// - Returns: The change, or nil when no handler ran.
   /// - Throws: The handler's or the observer's refusal; the state is then as it was.
+  @usableFromInline
   func commit(
     _ action: any Action, route: Route<State>, recordings: [CommitRecording<State>],
     keepOld: Bool
@@ -75,16 +103,20 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
       // Decided: no handler can fail. Shown before any change, so nothing is rolled back.
       try Self.willCommit(commit, recordings)
       let old = keepOld ? state : nil
-      try apply(action, route)
+      try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
       return Change(commit: commit, old: old, touched: route.touched)
     }
     let old = state
-    do {
-      try apply(action, route)
-      try Self.willCommit(commit, recordings)
-    } catch {
-      restore(old)
-      throw error
+    // Held until the change is accepted or rolled back: no other thread sees a change that
+    // `willCommit` may still refuse.
+    try stateLock.withLock { _ throws(DispatchError) in
+      do throws(DispatchError) {
+        try apply(action, route)
+        try Self.willCommit(commit, recordings)
+      } catch {
+        state = old
+        throw error
+      }
     }
     return Change(commit: commit, old: old, touched: route.touched)
   }
@@ -101,23 +133,28 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     for recording in recordings { recording.begin(state) }
     stage = Stage(registry: registry)
     defer { stage = nil }
-    let commit: PendingCommit
-    do {
-      try run()
-      let staged = stage ?? Stage(registry: registry)
-      commit = PendingCommit(
-        action: batch, mutators: staged.mutators, replacesState: staged.replacesState,
-        store: storeID)
-      try Self.willCommit(commit, recordings)
-    } catch {
-      restore(old)
-      throw error
+    // Held for the whole batch: no other thread sees its first actions before it commits.
+    let commit = try stateLock.withLock { _ throws(DispatchError) -> PendingCommit in
+      do throws(DispatchError) {
+        try run()
+        let staged = stage ?? Stage(registry: registry)
+        let commit = PendingCommit(
+          action: batch, mutators: staged.mutators, replacesState: staged.replacesState,
+          store: storeID)
+        try Self.willCommit(commit, recordings)
+        return commit
+      } catch {
+        state = old
+        throw error
+      }
     }
     guard stage?.reduced == true else { return nil }
     return Change(commit: commit, old: old, touched: nil)
   }
 
-  /// Reduces one action of the batch being staged; the batch rolls back if it throws.
+  /// Reduces one action of the batch being staged, holding the state lock the batch took; the
+  /// batch rolls back if it throws.
+  @usableFromInline
   func stage(_ action: any Action) throws(DispatchError) {
     guard var staged = stage else { return }
     let route = staged.registry.route(for: action)
@@ -132,7 +169,8 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
 
   /// Shows a decided change to the observers that asked, innermost first: an audit trail
   /// early in the chain writes its entry once every observer after it accepted the change.
-  private static func willCommit(
+  @usableFromInline
+  static func willCommit(
     _ commit: PendingCommit, _ recordings: [CommitRecording<State>]
   ) throws(DispatchError) {
     for recording in recordings.reversed() {
@@ -147,7 +185,8 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  private func check(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
+  @usableFromInline
+  func check(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
     guard route.hasChecks else { return }
     isReducing = true
     defer { isReducing = false }
@@ -161,22 +200,22 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  private func apply(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
+  /// Runs the handlers of a route on the state, holding the state lock (the caller took it).
+  @inlinable
+  func apply(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
     isReducing = true
     defer { isReducing = false }
-    try stateLock.withLock { _ throws(DispatchError) in
-      if route.replacesState {
-        if let replacement = action as? ReplaceState<State> { state = replacement.state }
-        // Followers (`onReplaceState`) cannot throw.
-        for step in route.steps { try? step.handler.body(&state, action) }
-        return
-      }
-      for step in route.steps {
-        do {
-          try step.handler.body(&state, action)
-        } catch {
-          throw .reducerFailed(key: step.key, action: action, underlying: error)
-        }
+    if route.replacesState {
+      if let replacement = action as? ReplaceState<State> { state = replacement.state }
+      // Followers (`onReplaceState`) cannot throw.
+      for step in route.steps { try? step.handler.body(&state, action) }
+      return
+    }
+    for step in route.steps {
+      do {
+        try step.handler.body(&state, action)
+      } catch {
+        throw .reducerFailed(key: step.key, action: action, underlying: error)
       }
     }
   }

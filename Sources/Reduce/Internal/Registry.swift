@@ -2,11 +2,12 @@
 ///
 /// Immutable: registering or unregistering makes a new registry, so an action reduces with the
 /// registry it started with.
+@usableFromInline
 final class Registry<State: Sendable>: Sendable {
   let entries: [RegisteredMutator<State>]
-  private let routes: [ObjectIdentifier: Route<State>]
+  @usableFromInline let routes: [ObjectIdentifier: Route<State>]
   /// The route of an action type no handler names: the handlers of every action.
-  private let everyAction: Route<State>
+  @usableFromInline let everyAction: Route<State>
 
   init(_ entries: [RegisteredMutator<State>] = []) {
     self.entries = entries
@@ -50,6 +51,7 @@ final class Registry<State: Sendable>: Sendable {
   var keys: [MutatorKey] { entries.map(\.mutator.key) }
 
   /// The handlers an action of this type runs, in registration order.
+  @inlinable
   func route(for action: any Action) -> Route<State> {
     routes[ObjectIdentifier(action.dispatchedType)] ?? everyAction
   }
@@ -117,24 +119,28 @@ struct RegisteredMutator<State: Sendable>: Sendable {
 }
 
 /// One handler an action runs.
+@usableFromInline
 struct RouteStep<State>: Sendable {
-  let key: MutatorKey
-  let handler: Handler<State>
+  @usableFromInline let key: MutatorKey
+  @usableFromInline let handler: Handler<State>
   /// The bytes of the substate the handler changes; nil when unknown (a lens).
   let range: Range<Int>?
 }
 
 /// The handlers an action type runs, and what the store needs to know about them before it
 /// runs them.
+@usableFromInline
 final class Route<State>: Sendable {
-  let steps: [RouteStep<State>]
+  @usableFromInline let steps: [RouteStep<State>]
   /// Whether a handler may throw: the store then keeps the old state to roll back to.
-  let mayThrow: Bool
-  let hasChecks: Bool
+  @usableFromInline let mayThrow: Bool
+  @usableFromInline let hasChecks: Bool
   /// The bytes the handlers may change; nil when some are unknown or the whole state changes.
-  let touched: [Range<Int>]?
-  let replacesState: Bool
-  let keys: [MutatorKey]
+  @usableFromInline let touched: [Range<Int>]?
+  @usableFromInline let replacesState: Bool
+  @usableFromInline let keys: [MutatorKey]
+  /// Whether an action of this route changes nothing.
+  @usableFromInline let isEmpty: Bool
 
   init(_ steps: [RouteStep<State>], replacesState: Bool = false) {
     self.steps = steps
@@ -144,8 +150,6 @@ final class Route<State>: Sendable {
     self.touched = ranges.count == steps.count && !replacesState ? ranges : nil
     self.replacesState = replacesState
     self.keys = steps.map(\.key)
+    self.isEmpty = steps.isEmpty && !replacesState
   }
-
-  /// Whether an action of this route changes nothing.
-  var isEmpty: Bool { steps.isEmpty && !replacesState }
 }

@@ -2,6 +2,7 @@ import Observation
 import Synchronization
 
 /// A piece of work the store carries out in its turn.
+@usableFromInline
 enum Work<State: Sendable> {
   /// An action dispatched from the top of the chain; a fallback's failure is not fallen back.
   case action(any Action, isFallback: Bool)
@@ -30,31 +31,32 @@ enum Work<State: Sendable> {
 /// Everything below the `turn` is touched only by the thread holding the turn; the store's
 /// public methods take the turn (or, called from inside a dispatch on the thread holding it,
 /// queue their work behind the current action).
+@usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: its mutable members are touched only by the thread holding `turn`;
   // `errorSinks` has its own lock; `store` and `link` are set once, before the store is shared.
 
-  let turn = Turn()
-  let link: StoreLink<State>
+  @usableFromInline let turn = Turn()
+  @usableFromInline let link: StoreLink<State>
   let registrar = ObservationRegistrar()
   /// The store, for telling Observation's registrar; set once by `Store.init`.
-  weak var store: Store<State>?
+  @usableFromInline weak var store: Store<State>?
   let isEqual: (@Sendable (State, State) -> Bool)?
   private let fallback: (@Sendable (DispatchError) -> (any Action)?)?
   private let errorSinks = Locked(ErrorSinks())
 
   // Touched only holding the turn.
-  let reducer: Reducer<State>
-  private(set) var registry = Registry<State>()
-  private(set) var chain = Chain<State>()
-  private var observers = ObserverList<State>()
-  private var followUps: [Work<State>] = []
+  @usableFromInline let reducer: Reducer<State>
+  @usableFromInline private(set) var registry = Registry<State>()
+  @usableFromInline private(set) var chain = Chain<State>()
+  @usableFromInline private(set) var observers = ObserverList<State>()
+  @usableFromInline private(set) var followUps: [Work<State>] = []
   private var nextFollowUp = 0
   /// The dispatch being carried out: a `next` of another one is queued, not run in it.
-  private var currentDispatch: UInt64 = 0
+  @usableFromInline var currentDispatch: UInt64 = 0
   /// Whether `state` was read where Observation tracks it: only then is the registrar told.
   private let isTracked = Atomic<Bool>(false)
-  private(set) var closed = false
+  @usableFromInline private(set) var closed = false
 
   init(initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?) {
     let link = StoreLink<State>()
@@ -81,25 +83,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func send(_ work: Work<State>) async -> Result<State, DispatchError> {
     let (result, afterTurn) = await turn.runSuspending { carryOut(work) }
     return finish(result, afterTurn: afterTurn, action: work.action)
-  }
-
-  /// Carries out an action and reads a value from the state it left, in the turn.
-  func dispatch<Value>(_ action: any Action, returning read: (State) -> Value)
-    -> Result<Value, DispatchError>
-  {
-    let work = Work<State>.action(action, isFallback: false)
-    if turn.isHeldByCurrentThread { return queue(work).map(read) }
-    let (result, afterTurn) = turn.run { reading(work, read) }
-    return finish(result, afterTurn: afterTurn, action: action)
-  }
-
-  /// As `dispatch(_:returning:)`, from a task.
-  func send<Value>(_ action: any Action, returning read: (State) -> Value) async
-    -> Result<Value, DispatchError>
-  {
-    let work = Work<State>.action(action, isFallback: false)
-    let (result, afterTurn) = await turn.runSuspending { reading(work, read) }
-    return finish(result, afterTurn: afterTurn, action: action)
   }
 
   /// Dispatches a sequence unless `refusal`, asked once the turn is taken, refuses it.
@@ -139,7 +122,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  private func queue(_ work: Work<State>) -> Result<State, DispatchError> {
+  @usableFromInline
+  func queue(_ work: Work<State>) -> Result<State, DispatchError> {
     if reducer.isReducing {
       // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
       fatalError(
@@ -148,17 +132,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
     followUps.append(work)
     return .success(reducer.state)
-  }
-
-  private func reading<Value>(_ work: Work<State>, _ read: (State) -> Value)
-    -> (Result<Value, DispatchError>, [CommitRecording<State>])
-  {
-    let (result, afterTurn) = carryOut(work)
-    // Read in the turn, so that no caller keeps the state while other actions change it.
-    let value = result.map(read)
-    // A reader that dispatched (which it should not) queued work: it runs before the turn ends.
-    runFollowUps()
-    return (value, afterTurn)
   }
 
   /// Holding the turn: runs the work and every follow-up it queued.
@@ -188,7 +161,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     }
   }
 
-  private func runFollowUps() {
+  @usableFromInline
+  func runFollowUps() {
     while nextFollowUp < followUps.count {
       let work = followUps[nextFollowUp]
       nextFollowUp += 1
@@ -198,56 +172,11 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     nextFollowUp = 0
   }
 
-  private func run(_ action: any Action, from node: ChainNode<State>?) -> DispatchError? {
-    currentDispatch &+= 1
-    do {
-      try runChain(action, from: node)
-      return nil
-    } catch {
-      return error
-    }
-  }
-
-  /// Holding the turn: hands the action to a middleware, or (nil) to the reducers.
-  private func runChain(_ action: any Action, from node: ChainNode<State>?)
-    throws(DispatchError)
-  {
-    if closed { return }
-    guard let node else {
-      try reduce(action)
-      return
-    }
-    let entry = node.entry
-    let next = Next(link: link, node: node.next, dispatch: currentDispatch)
-    let context = MiddlewareContext(link: link, action: action, middlewareName: entry.name)
-    do {
-      try entry.middleware.handle(action, context: context, next: next)
-    } catch let error as DispatchError {
-      throw error
-    } catch {
-      throw .rejected(by: entry.name, action: action, underlying: error)
-    }
-  }
-
   // MARK: Reducing
 
-  /// Holding the turn: reduces an action, and shows its commit to the commit observers of the
-  /// store's chain.
-  private func reduce(_ action: any Action) throws(DispatchError) {
-    if type(of: action) == Batch.self, let batch = action as? Batch {
-      try reduce(batch)
-    } else if reducer.stage != nil {
-      try reducer.stage(action)
-    } else {
-      let change = try reducer.commit(
-        action, route: registry.route(for: action), recordings: chain.recordings,
-        keepOld: observers.needsOldState)
-      if let change { committed(change, chain) }
-    }
-  }
-
   /// A batch's actions each go through the whole chain, then the batch commits once.
-  private func reduce(_ batch: Batch) throws(DispatchError) {
+  @usableFromInline
+  func reduce(_ batch: Batch) throws(DispatchError) {
     let first = chain.first
     if reducer.stage != nil {
       // Nested: its actions are part of the enclosing batch.
@@ -266,18 +195,34 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ///
   /// The observers run here, in the turn, on the dispatching thread, before the
   /// dispatch returns; what they dispatch is queued behind the current action.
-  private func committed(_ change: Reducer<State>.Change, _ chain: Chain<State>) {
+  @usableFromInline
+  func committed(_ change: Reducer<State>.Change, _ chain: Chain<State>) {
     let state = reducer.state
     let unchanged = change.old.map { old in isEqual?(old, state) ?? false } ?? false
     if !unchanged {
-      if isTracked.load(ordering: .relaxed), let store {
-        registrar.withMutation(of: store, keyPath: \.state) {}
-      }
+      if isObserved { tellObservation() }
       // A copy of the list: an observer may subscribe or cancel while it is told.
       let observers = self.observers
       observers.tell(change, state: state)
     }
     for recording in chain.recordings { recording.finish(state, change.commit) }
+  }
+
+  /// Whether `state` was read where Observation tracks it.
+  @usableFromInline var isObserved: Bool { isTracked.load(ordering: .relaxed) }
+
+  /// Tells Observation's registrar that the state changed.
+  @usableFromInline
+  func tellObservation() {
+    guard let store else { return }
+    registrar.withMutation(of: store, keyPath: \.state) {}
+  }
+
+  /// Tells the observers of a commit made in place (no state before was kept).
+  @usableFromInline
+  func tellObservers(_ commit: PendingCommit, touched: [Range<Int>]?) {
+    let observers = self.observers
+    observers.tell(Reducer.Change(commit: commit, old: nil, touched: touched), state: reducer.state)
   }
 
   // MARK: Reading
@@ -286,6 +231,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ///
   /// Another thread gets the state before or after an action, and waits
   /// only while an action's handlers run.
+  @usableFromInline
   func readState(tracked: Bool = false) -> State {
     if tracked, !isTracked.load(ordering: .relaxed) { isTracked.store(true, ordering: .relaxed) }
     if turn.isHeldByCurrentThread {
@@ -312,7 +258,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   // MARK: Errors
 
   /// After the turn: runs the commit observers' `afterTurn`, and reports what fails.
-  private func finish<Value>(
+  @usableFromInline
+  func finish<Value>(
     _ result: Result<Value, DispatchError>, afterTurn: [CommitRecording<State>],
     action: any Action
   ) -> Result<Value, DispatchError> {
@@ -332,7 +279,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Holding the turn: publishes a failure and queues the fallback's action.
-  private func handle(_ failure: DispatchError, isFallback: Bool) {
+  @usableFromInline
+  func handle(_ failure: DispatchError, isFallback: Bool) {
     publish(failure)
     if !isFallback, let fallback, let action = fallback(failure) {
       followUps.append(.action(action, isFallback: true))

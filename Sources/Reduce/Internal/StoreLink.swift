@@ -1,6 +1,7 @@
 /// How a kept `next` or context reaches its store without keeping it alive.
 ///
 /// Its identity is the store's: the `storeID` middleware are given.
+@usableFromInline
 final class StoreLink<State: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: `core` is set once, by the engine's initialiser, before the store is
   // shared; `ended` has its own lock.
@@ -26,20 +27,22 @@ final class StoreLink<State: Sendable>: @unchecked Sendable {
 ///
 /// Immutable: `use`
 /// and `removeMiddleware` make a new chain.
+@usableFromInline
 final class Chain<State: Sendable>: Sendable {
+  @usableFromInline
   struct Entry: Sendable {
-    let name: String
-    let middleware: any Middleware<State>
+    @usableFromInline let name: String
+    @usableFromInline let middleware: any Middleware<State>
     let recording: CommitRecording<State>?
   }
 
   let entries: [Entry]
   /// The outermost middleware, linked to the ones after it: where a dispatch starts.
-  let first: ChainNode<State>?
+  @usableFromInline let first: ChainNode<State>?
   /// The commit observers, outermost first.
-  let recordings: [CommitRecording<State>]
+  @usableFromInline let recordings: [CommitRecording<State>]
   /// The commit observers that ask to be called after each turn.
-  let afterTurn: [CommitRecording<State>]
+  @usableFromInline let afterTurn: [CommitRecording<State>]
 
   init(_ entries: [Entry] = []) {
     self.entries = entries
@@ -59,9 +62,10 @@ final class Chain<State: Sendable>: Sendable {
 /// progress, and a `next` called late, finish with the chain they started with. It holds only
 /// the middleware after the one it was given to: a middleware that keeps its `next` does not
 /// keep itself alive.
+@usableFromInline
 final class ChainNode<State: Sendable>: Sendable {
-  let entry: Chain<State>.Entry
-  let next: ChainNode<State>?
+  @usableFromInline let entry: Chain<State>.Entry
+  @usableFromInline let next: ChainNode<State>?
 
   init(entry: Chain<State>.Entry, next: ChainNode<State>?) {
     self.entry = entry

@@ -4,6 +4,7 @@
 /// (its byte range, from `MemoryLayout.offset(of:)`) serves two checks and nothing else: two
 /// mutators whose substates overlap are refused at registration, and an observer whose value
 /// lies outside every range an action's mutators touch is not asked whether it changed.
+@usableFromInline
 class SubstateAccessBase<State>: @unchecked Sendable {
   // `@unchecked Sendable`: immutable; its key paths and closures were `Sendable` when given.
   let substateType: Any.Type
@@ -62,8 +63,9 @@ struct Footprint: @unchecked Sendable {
 }
 
 /// The access to one substate of a known type: what builds a mutator's handlers.
+@usableFromInline
 final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @unchecked Sendable {
-  let lens: Lens<State, Substate>
+  @usableFromInline let lens: Lens<State, Substate>
 
   init(lens: Lens<State, Substate>) {
     self.lens = lens
@@ -80,6 +82,7 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
   /// Runs `body` on the substate in place: through the key path when there is one (a stored
   /// property is changed where it lies, so appending to a large array costs O(1)), otherwise
   /// through the lens's `get` and `set`.
+  @inlinable
   func update<E: Error>(_ state: inout State, _ body: (inout Substate) throws(E) -> Void)
     throws(E)
   {
@@ -92,11 +95,13 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     }
   }
 
+  @inlinable
   func read(_ state: State) -> Substate {
     if let path = lens.keyPath { return state[keyPath: path] }
     return lens.get(state)
   }
 
+  @inlinable
   func handler<A: Action, E: Error>(
     of type: A.Type, _ reduce: @escaping @Sendable (inout Substate, A) throws(E) -> Void
   ) -> Handler<State> {
@@ -106,6 +111,7 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     }
   }
 
+  @inlinable
   func handlerOfEveryAction<E: Error>(
     _ reduce: @escaping @Sendable (inout Substate, any Action) throws(E) -> Void
   ) -> Handler<State> {
@@ -114,6 +120,7 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     }
   }
 
+  @inlinable
   func handlerOfEveryAction<E: Error>(
     pure reduce: @escaping @Sendable (State, any Action) throws(E) -> Substate
   ) -> Handler<State> {
@@ -123,6 +130,7 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     }
   }
 
+  @inlinable
   func handler<A: Action, E: Error>(
     of type: A.Type, pure reduce: @escaping @Sendable (State, A) throws(E) -> Substate
   ) -> Handler<State> {
@@ -132,6 +140,7 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
     }
   }
 
+  @inlinable
   func handler<A: Action, E: Error>(
     of type: A.Type,
     validate: @escaping @Sendable (Substate, A) throws(E) -> Void,
@@ -146,6 +155,7 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
       })
   }
 
+  @inlinable
   func follower(_ follow: @escaping @Sendable (inout Substate, State) -> Void) -> Handler<State>
   where State: Sendable {
     Handler(of: ReplaceState<State>.self, mayThrow: false) { state, _ in
@@ -157,14 +167,16 @@ final class SubstateAccess<State, Substate>: SubstateAccessBase<State>, @uncheck
 
 /// One reducer of a mutator: the action type it handles (nil: every action), its optional
 /// check, and its change.
+@usableFromInline
 final class Handler<State>: Sendable {
   let actionType: ObjectIdentifier?
   let actionName: String
   /// Whether `body` may throw, so that the store keeps the old state to roll back to.
   let mayThrow: Bool
   let check: (@Sendable (State, any Action) throws -> Void)?
-  let body: @Sendable (inout State, any Action) throws -> Void
+  @usableFromInline let body: @Sendable (inout State, any Action) throws -> Void
 
+  @usableFromInline
   init(
     of type: (any Action.Type)?, mayThrow: Bool,
     check: (@Sendable (State, any Action) throws -> Void)? = nil,
@@ -182,7 +194,8 @@ final class Handler<State>: Sendable {
 ///
 /// The store routes an action only to handlers of
 /// its own type, so the cast cannot fail; if it did, the routing would be wrong.
-private func cast<A: Action>(_ action: any Action, to type: A.Type) -> A {
+@inlinable
+func cast<A: Action>(_ action: any Action, to type: A.Type) -> A {
   guard let typed = action as? A else {
     preconditionFailure("The store routed \(Swift.type(of: action)) to a handler of \(A.self).")
   }

@@ -30,6 +30,7 @@ import Synchronization
 ///
 /// Re-entrancy is the caller's business: ``isHeldByCurrentThread`` tells it that it already
 /// holds the turn (a middleware or observer dispatching); asking again then would deadlock.
+@usableFromInline
 final class Turn: @unchecked Sendable {
   // `@unchecked Sendable`: `held`, `waiters` and `wakePending` are touched only holding
   // `mutex`; `holder` is an atomic.
@@ -60,7 +61,7 @@ final class Turn: @unchecked Sendable {
   }
 
   /// Whether the calling thread holds the turn: it is running a body.
-  var isHeldByCurrentThread: Bool {
+  @usableFromInline var isHeldByCurrentThread: Bool {
     holder.load(ordering: .relaxed) == Self.currentThread
   }
 
@@ -86,7 +87,9 @@ final class Turn: @unchecked Sendable {
     return try body()
   }
 
-  private func acquire() {
+  /// Takes the turn, blocking the calling thread until it is free; ``release()`` gives it back.
+  @usableFromInline
+  func acquire() {
     pthread_mutex_lock(mutex)
     while held {
       let waiter = ThreadWaiter()
@@ -98,7 +101,9 @@ final class Turn: @unchecked Sendable {
     pthread_mutex_unlock(mutex)
   }
 
-  private func acquireSuspending() async {
+  /// Takes the turn; a task that finds it taken suspends until it is free.
+  @usableFromInline
+  func acquireSuspending() async {
     while true {
       pthread_mutex_lock(mutex)
       if !held {
@@ -122,7 +127,9 @@ final class Turn: @unchecked Sendable {
     holder.store(Self.currentThread, ordering: .relaxed)
   }
 
-  private func release() {
+  /// Gives the turn back, and wakes one waiter to compete for it.
+  @usableFromInline
+  func release() {
     holder.store(0, ordering: .relaxed)
     pthread_mutex_lock(mutex)
     held = false

@@ -1,0 +1,157 @@
+/// The path of one action dispatched on its own, from `Store.dispatch` to the commit: the path
+/// every dispatch takes, so the one part of the core that is inlinable.
+///
+/// Compiled where the store is used, it is specialised for the store's state. Left generic,
+/// each generic type it touches (`Result<State, _>`, a route's steps, the commit observers)
+/// costs a look-up of its metadata at run time: measured on `counter`, 20,060 instructions per
+/// dispatch generic, against the figures in Guides/Performance.md specialised. Everything else
+/// (queued work, batches, observers, registration) is ordinary internal code.
+extension StoreCore {
+  /// Dispatches an action: queued behind the current one when this thread is dispatching,
+  /// otherwise carried out in the turn.
+  @inlinable
+  func dispatch(_ action: any Action) -> Result<State, DispatchError> {
+    if turn.isHeldByCurrentThread { return queue(.action(action, isFallback: false)) }
+    turn.acquire()
+    let failure = carryOut(action)
+    let state = reducer.state
+    let afterTurn = chain.afterTurn
+    turn.release()
+    return finish(failure, state, afterTurn: afterTurn, action: action)
+  }
+
+  /// Dispatches an action from a task: a task that finds the store busy suspends.
+  @inlinable
+  func send(_ action: any Action) async -> Result<State, DispatchError> {
+    await turn.acquireSuspending()
+    let failure = carryOut(action)
+    let state = reducer.state
+    let afterTurn = chain.afterTurn
+    turn.release()
+    return finish(failure, state, afterTurn: afterTurn, action: action)
+  }
+
+  /// Dispatches an action and reads a value from the state it left, in the turn, so that no
+  /// caller keeps the state while other actions change it.
+  @inlinable
+  func dispatch<Value>(_ action: any Action, returning read: (State) -> Value)
+    -> Result<Value, DispatchError>
+  {
+    if turn.isHeldByCurrentThread {
+      return queue(.action(action, isFallback: false)).map(read)
+    }
+    turn.acquire()
+    let (result, afterTurn) = carryOut(action, reading: read)
+    turn.release()
+    return afterTurn.isEmpty ? result : finish(result, afterTurn: afterTurn, action: action)
+  }
+
+  /// As `dispatch(_:returning:)`, from a task.
+  @inlinable
+  func send<Value>(_ action: any Action, returning read: (State) -> Value) async
+    -> Result<Value, DispatchError>
+  {
+    await turn.acquireSuspending()
+    let (result, afterTurn) = carryOut(action, reading: read)
+    turn.release()
+    return afterTurn.isEmpty ? result : finish(result, afterTurn: afterTurn, action: action)
+  }
+
+  /// Holding the turn: carries out an action, then reads the value unless it failed, then runs
+  /// what a reader dispatched (which it should not).
+  @inlinable
+  func carryOut<Value>(_ action: any Action, reading read: (State) -> Value)
+    -> (Result<Value, DispatchError>, [CommitRecording<State>])
+  {
+    let failure = carryOut(action)
+    let result: Result<Value, DispatchError> =
+      if let failure { .failure(failure) } else { .success(read(reducer.state)) }
+    if !followUps.isEmpty { runFollowUps() }
+    return (result, chain.afterTurn)
+  }
+
+  /// After the turn: the result, once the commit observers' `afterTurn` ran.
+  @inlinable
+  func finish<Value>(
+    _ failure: DispatchError?, _ value: Value, afterTurn: [CommitRecording<State>],
+    action: any Action
+  ) -> Result<Value, DispatchError> {
+    let result: Result<Value, DispatchError> =
+      if let failure { .failure(failure) } else { .success(value) }
+    if afterTurn.isEmpty { return result }
+    return finish(result, afterTurn: afterTurn, action: action)
+  }
+
+  /// Holding the turn: runs an action through the chain, then every follow-up it queued.
+  @inlinable
+  func carryOut(_ action: any Action) -> DispatchError? {
+    let failure = run(action, from: chain.first)
+    if let failure { handle(failure, isFallback: false) }
+    if !followUps.isEmpty { runFollowUps() }
+    return failure
+  }
+
+  /// Holding the turn: runs an action from a middleware of the chain (nil: the reducers) as a
+  /// dispatch of its own; a `next` of another dispatch is queued, not run in it.
+  @inlinable
+  func run(_ action: any Action, from node: ChainNode<State>?) -> DispatchError? {
+    currentDispatch &+= 1
+    do {
+      try runChain(action, from: node)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  /// Holding the turn: hands the action to a middleware, or (nil) to the reducers.
+  @inlinable
+  func runChain(_ action: any Action, from node: ChainNode<State>?) throws(DispatchError) {
+    if closed { return }
+    guard let node else {
+      try reduce(action)
+      return
+    }
+    let entry = node.entry
+    let next = Next(link: link, node: node.next, dispatch: currentDispatch)
+    let context = MiddlewareContext(link: link, action: action, middlewareName: entry.name)
+    do {
+      try entry.middleware.handle(action, context: context, next: next)
+    } catch let error as DispatchError {
+      throw error
+    } catch {
+      throw .rejected(by: entry.name, action: action, underlying: error)
+    }
+  }
+
+  /// Holding the turn: reduces an action and shows its commit to the chain's commit observers.
+  ///
+  /// A batch, an action of a batch, and an action whose state before must be kept take the
+  /// general path.
+  @inlinable
+  func reduce(_ action: any Action) throws(DispatchError) {
+    if type(of: action) == Batch.self, let batch = action as? Batch {
+      try reduce(batch)
+      return
+    }
+    if reducer.isStaging {
+      try reducer.stage(action)
+      return
+    }
+    let route = registry.route(for: action)
+    let recordings = chain.recordings
+    if route.mayThrow || observers.needsOldState {
+      let change = try reducer.commit(
+        action, route: route, recordings: recordings, keepOld: observers.needsOldState)
+      if let change { committed(change, chain) }
+      return
+    }
+    guard let commit = try reducer.commitInPlace(action, route: route, recordings: recordings)
+    else { return }
+    if isObserved { tellObservation() }
+    if !observers.isEmpty { tellObservers(commit, touched: route.touched) }
+    if recordings.isEmpty { return }
+    let state = reducer.state
+    for recording in recordings { recording.finish(state, commit) }
+  }
+}
