@@ -117,7 +117,20 @@ public final class PostgresLogSink: LogSink, Sendable {
         }
       }
     }
-    for statement in JournalSQL.schema { _ = try await run(statement) }
+    let exists = try await run(JournalSQL.tablesExist).rows.first.flatMap {
+      try? $0.decode(Bool.self)
+    }
+    if exists != true {
+      for statement in JournalSQL.schema {
+        do {
+          _ = try await run(statement)
+        } catch .unavailable(_, let reason) where reason.contains("42P07") {
+          // Created meanwhile by another writer.
+        } catch .unavailable(_, let reason) where reason.contains("a unique key was broken") {
+          // Created meanwhile by another writer (a duplicate in the catalog).
+        }
+      }
+    }
     _ = try await run(JournalSQL.register(stream: stream, writer: writer))
     let claim =
       takingOver

@@ -87,31 +87,42 @@ public final class PostgresCluster: @unchecked Sendable {
     try Self.run(binaries + "/" + tool, arguments, asPostgres: geteuid() == 0)
   }
 
+  /// Runs a program to its end, its output going to a temporary file, read when it fails.
+  ///
+  /// `posix_spawn` and `waitpid` rather than Foundation's `Process`, whose `waitUntilExit` was
+  /// seen never to return for a `pg_ctl start` (which leaves a daemon behind) on Linux.
   private static func run(_ executable: String, _ arguments: [String], asPostgres: Bool) throws {
-    let process = Process()
-    if asPostgres {
-      process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-      process.arguments = ["-u", "postgres", "--", executable] + arguments
-    } else {
-      process.executableURL = URL(fileURLWithPath: executable)
-      process.arguments = arguments
+    // From `/`, not the tests' working directory, which the postgres user may not be able to
+    // enter.
+    let command = ["/bin/sh", "-c", "cd / && exec \"$@\"", "sh"]
+    let argv =
+      asPostgres
+      ? command + ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments
+      : command + [executable] + arguments
+    let output = NSTemporaryDirectory() + "reduce-pg-output-\(getpid())-\(UUID().uuidString)"
+    defer { unlink(output) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    var pid = pid_t()
+    let cArguments = argv.map { strdup($0) } + [nil]
+    defer { for argument in cArguments { free(argument) } }
+    let status = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+    guard status == 0 else {
+      throw Failure(description: "cannot run \(executable): posix_spawn failed with \(status)")
     }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    // Not the tests' working directory, which the postgres user may not be able to enter.
-    process.currentDirectoryURL = URL(fileURLWithPath: "/")
-    do {
-      try process.run()
-    } catch {
-      throw Failure(description: "cannot run \(executable): \(error)")
+    var exitStatus: Int32 = 0
+    while waitpid(pid, &exitStatus, 0) < 0 {
+      guard errno == EINTR else { throw Failure(description: "waitpid failed for \(argv[0])") }
     }
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
+    guard exitStatus == 0 else {
+      let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
       throw Failure(
         description:
-          "\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(text)"
+          "\(executable) \(arguments.joined(separator: " ")) failed (wait status \(exitStatus)): \(text)"
       )
     }
   }

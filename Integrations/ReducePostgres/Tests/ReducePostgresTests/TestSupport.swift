@@ -33,6 +33,7 @@ func uniqueStream(_ label: String = #function) -> String {
 struct Account: Codable, Equatable, Sendable {
   var balance = 0
   var deposits: [Int] = []
+  var refusals = 0
 }
 
 /// A deposit into the account.
@@ -51,7 +52,7 @@ let balance = Mutator(\Account.balance) { (balance: inout Int, action: Deposit) 
 let deposits = Mutator(\Account.deposits) { (deposits: inout [Int], action: Deposit) in
   deposits.append(action.amount)
 }
-let overdraw = Mutator(\Account.balance) { (_: inout Int, _: Overdraw) throws in
+let overdraw = Mutator(\Account.refusals) { (_: inout Int, _: Overdraw) throws in
   throw Refused()
 }
 
@@ -67,14 +68,19 @@ func storedLines(_ stream: String, in cluster: PostgresCluster) async throws -> 
   let connection = try await PostgresConnection.connect(
     on: PostgresLogSink.eventLoopGroup.next(), configuration: cluster.configuration, id: 9,
     logger: Logger(label: "tests"))
-  defer { connection.close().whenComplete { _ in } }
-  let rows = try await connection.query(
-    "SELECT seq, line FROM reduce_journal WHERE stream = \(stream) ORDER BY seq",
-    logger: Logger(label: "tests"))
   var lines: [(Int, [UInt8])] = []
-  for try await (seq, line) in rows.decode((Int64, ByteBuffer).self) {
-    lines.append((Int(seq), Array(buffer: line)))
+  do {
+    let rows = try await connection.query(
+      "SELECT seq, line FROM reduce_journal WHERE stream = \(stream) ORDER BY seq",
+      logger: Logger(label: "tests"))
+    for try await (seq, line) in rows.decode((Int64, ByteBuffer).self) {
+      lines.append((Int(seq), Array(buffer: line)))
+    }
+  } catch {
+    try? await connection.close()
+    throw error
   }
+  try await connection.close()
   return lines
 }
 
@@ -88,8 +94,13 @@ func execute(_ query: PostgresQuery, in cluster: PostgresCluster) async throws {
   let connection = try await PostgresConnection.connect(
     on: PostgresLogSink.eventLoopGroup.next(), configuration: cluster.configuration, id: 9,
     logger: Logger(label: "tests"))
-  defer { connection.close().whenComplete { _ in } }
-  _ = try await connection.query(query, logger: Logger(label: "tests"))
+  do {
+    _ = try await connection.query(query, logger: Logger(label: "tests"))
+  } catch {
+    try? await connection.close()
+    throw error
+  }
+  try await connection.close()
 }
 
 /// Runs `body` on `count` threads at once, and waits for all of them without blocking the task:

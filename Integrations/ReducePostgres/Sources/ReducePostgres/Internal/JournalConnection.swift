@@ -42,7 +42,7 @@ final class JournalConnection: Sendable {
   }
 
   deinit {
-    if let connection = current.withLock({ $0 }) { connection.close().whenComplete { _ in } }
+    if let connection = current.withLock({ $0 }) { Self.close(connection) }
   }
 
   /// Runs a query and waits for all its rows, blocking the calling thread.
@@ -87,7 +87,7 @@ final class JournalConnection: Sendable {
       defer { slot = nil }
       return slot
     }
-    connection?.close().whenComplete { _ in }
+    if let connection { Self.close(connection) }
   }
 
   private func finish(_ result: Result<PostgresQueryResult, any Error>?) throws(QueryFailure)
@@ -115,7 +115,7 @@ final class JournalConnection: Sendable {
       slot = nil
       return connection
     }
-    broken?.close().whenComplete { _ in }
+    if let broken { Self.close(broken) }
   }
 
   private func start(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
@@ -136,9 +136,15 @@ final class JournalConnection: Sendable {
         return connection
       }
       // Another caller connected meanwhile: keep one connection.
-      if kept !== connection { connection.close().whenComplete { _ in } }
+      if kept !== connection { Self.close(connection) }
       return kept
     }
+  }
+
+  /// Closes a connection, keeping it alive until it is closed (postgres-nio asserts, in debug
+  /// builds, that a connection is closed before it is deinitialized).
+  static func close(_ connection: PostgresConnection) {
+    connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
   }
 
   static func failure(_ error: any Error) -> QueryFailure {

@@ -22,11 +22,14 @@ enum JournalSQL {
   /// The channel every commit notifies, with the stream's name as the payload.
   static let channel = "reduce_journal"
 
-  /// The statements that create the tables, each run in one transaction holding an advisory
-  /// lock, so that writers starting together do not race on the catalog.
+  /// Whether both tables exist: one row of `(bool)`.
+  static let tablesExist: PostgresQuery =
+    "SELECT to_regclass('reduce_journal') IS NOT NULL AND to_regclass('reduce_journal_streams') IS NOT NULL"
+
+  /// The statements that create the tables, each on its own (no transaction spans them, so no
+  /// lock is held between two of them). Two writers creating them at once may see a
+  /// duplicate-object error (SQLSTATE 42P07, or 23505 on the catalog), which means done.
   static let schema: [PostgresQuery] = [
-    "BEGIN",
-    "SELECT pg_advisory_xact_lock(4242424242)",
     """
     CREATE TABLE IF NOT EXISTS reduce_journal (
       stream text NOT NULL,
@@ -45,7 +48,6 @@ enum JournalSQL {
       holder text NOT NULL,
       term bigint NOT NULL)
     """,
-    "COMMIT",
   ]
 
   /// Registers the stream with `writer` as its holder, if it is new.
