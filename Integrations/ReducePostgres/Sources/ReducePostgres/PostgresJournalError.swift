@@ -44,9 +44,9 @@ public enum PostgresJournalError: Error, Sendable, Equatable, CustomStringConver
     case .conflict(let stream, let sequence):
       "Another writer already appended entry \(sequence) to the journal stream \(stream); this writer stops. Only one writer may append to a stream."
     case .unavailable(let stream, let reason):
-      "Cannot commit to the journal stream \(stream): \(reason). The entries are kept and committed again before any new change is accepted."
+      "PostgreSQL failed for the journal stream \(stream): \(reason). A sink keeps the entries of a failed commit and commits them again before it accepts a new change."
     case .timedOut(let stream, let after):
-      "PostgreSQL did not answer within \(after) while committing to the journal stream \(stream). The entries are kept and committed again before any new change is accepted."
+      "PostgreSQL did not answer within \(after) for the journal stream \(stream). A sink keeps the entries of a failed commit and commits them again before it accepts a new change."
     case .cannotContinueChain(let stream, let sequence, let reason):
       "Cannot continue the journal stream \(stream) after entry \(sequence): \(reason)."
     case .notJSONLines(let stream):

@@ -61,8 +61,10 @@ public final class PostgresJournalSource: JournalSource {
   /// - Throws: ``PostgresJournalError/unavailable(stream:reason:)`` or
   ///   ``PostgresJournalError/timedOut(stream:after:)``.
   public func lines(from sequence: Int, limit: Int) async throws -> [JournalLine] {
-    let result = try await run(
-      JournalSQL.lines(stream: stream, from: sequence, limit: max(1, limit)))
+    guard
+      let result = try await run(
+        JournalSQL.lines(stream: stream, from: sequence, limit: max(1, limit)))
+    else { return [] }
     var lines: [JournalLine] = []
     lines.reserveCapacity(result.rows.count)
     for row in result.rows {
@@ -79,7 +81,7 @@ public final class PostgresJournalSource: JournalSource {
   /// - Throws: As ``lines(from:limit:)``.
   public func newestSnapshot(through sequence: Int?) async throws -> Int? {
     let result = try await run(JournalSQL.newestSnapshot(stream: stream, through: sequence))
-    guard let row = result.rows.first else { return nil }
+    guard let row = result?.rows.first else { return nil }
     return try decode(row, as: Int64?.self).map(Int.init)
   }
 
@@ -89,7 +91,7 @@ public final class PostgresJournalSource: JournalSource {
   /// - Throws: As ``lines(from:limit:)``.
   public func lastSequence() async throws -> Int {
     let result = try await run(JournalSQL.lastSequence(stream: stream))
-    guard let row = result.rows.first else { return 0 }
+    guard let row = result?.rows.first else { return 0 }
     return try decode(row, as: Int64?.self).map(Int.init) ?? 0
   }
 
@@ -115,11 +117,15 @@ public final class PostgresJournalSource: JournalSource {
     await listener.wait(after: heard, until: deadline)
   }
 
+  /// Runs a query; nil when the journal's tables do not exist yet (no writer opened a stream
+  /// yet: the stream is empty).
   private func run(_ query: PostgresQuery) async throws(PostgresJournalError)
-    -> PostgresQueryResult
+    -> PostgresQueryResult?
   {
     do {
       return try await connection.run(query)
+    } catch .failed(let reason) where reason.contains("SQLSTATE 42P01") {
+      return nil
     } catch {
       switch error {
       case .timedOut: throw .timedOut(stream: stream, after: connection.timeout)
