@@ -129,7 +129,8 @@ public final class PostgresJournalSource: JournalSource {
     } catch {
       switch error {
       case .timedOut: throw .timedOut(stream: stream, after: connection.timeout)
-      case .uniqueViolation: throw .unavailable(stream: stream, reason: "a unique key was broken by a read")
+      case .uniqueViolation:
+        throw .unavailable(stream: stream, reason: "a unique key was broken by a read")
       case .failed(let reason): throw .unavailable(stream: stream, reason: reason)
       }
     }

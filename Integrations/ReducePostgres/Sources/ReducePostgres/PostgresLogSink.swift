@@ -112,7 +112,8 @@ public final class PostgresLogSink: LogSink, Sendable {
       } catch {
         switch error {
         case .timedOut: throw .timedOut(stream: stream, after: timeout)
-        case .uniqueViolation: throw .unavailable(stream: stream, reason: "a unique key was broken while opening")
+        case .uniqueViolation:
+          throw .unavailable(stream: stream, reason: "a unique key was broken while opening")
         case .failed(let reason): throw .unavailable(stream: stream, reason: reason)
         }
       }
@@ -267,7 +268,8 @@ public final class PostgresLogSink: LogSink, Sendable {
       } catch let error as PostgresJournalError {
         throw error
       } catch QueryFailure.uniqueViolation {
-        let stored = try storedLines(stream: stream, from: first.sequence, through: last.sequence, connection: connection)
+        let stored = try storedLines(
+          stream: stream, from: first.sequence, through: last.sequence, connection: connection)
         for row in remaining {
           guard let bytes = stored[row.sequence] else { continue }
           guard bytes == row.bytes else {

@@ -88,15 +88,19 @@ if let socket {
   } catch {
     fail("\(error)")
   }
-  configuration = cluster?.configuration ?? PostgresConnection.Configuration(
-    unixSocketPath: "", username: "postgres", password: nil, database: "postgres")
+  configuration =
+    cluster?.configuration
+    ?? PostgresConnection.Configuration(
+      unixSocketPath: "", username: "postgres", password: nil, database: "postgres")
 }
 defer { cluster?.remove() }
 
 let maximumDispatches = 200_000
 
 /// Dispatches from `clients` threads for the workload's time; returns what it measured.
-func run(clients: Int, store: Store<Account>, seconds: Double) -> (dispatches: Int, failed: Int, elapsed: Double) {
+func run(clients: Int, store: Store<Account>, seconds: Double) -> (
+  dispatches: Int, failed: Int, elapsed: Double
+) {
   let tally = Tally()
   let start = Date()
   let end = start + seconds
@@ -130,9 +134,10 @@ func openStore(_ stream: String) async -> (Store<Account>, PostgresLogSink) {
   }
 }
 
-func report(_ name: String, clients: Int, _ result: (dispatches: Int, failed: Int, elapsed: Double),
-  sink: PostgresLogSink) -> Double
-{
+func report(
+  _ name: String, clients: Int, _ result: (dispatches: Int, failed: Int, elapsed: Double),
+  sink: PostgresLogSink
+) -> Double {
   let rate = Double(result.dispatches) / result.elapsed
   let commits = sink.commitCounts
   let perCommit = commits.commits > 0 ? Double(commits.entries) / Double(commits.commits) : 0
@@ -145,9 +150,11 @@ func report(_ name: String, clients: Int, _ result: (dispatches: Int, failed: In
 
 let suffix = UUID().uuidString.prefix(8)
 let (single, singleSink) = await openStore("bench-1-\(suffix)")
-let one = report("durable-1", clients: 1, run(clients: 1, store: single, seconds: seconds), sink: singleSink)
+let one = report(
+  "durable-1", clients: 1, run(clients: 1, store: single, seconds: seconds), sink: singleSink)
 let (eight, eightSink) = await openStore("bench-8-\(suffix)")
-let many = report("durable-8", clients: 8, run(clients: 8, store: eight, seconds: seconds), sink: eightSink)
+let many = report(
+  "durable-8", clients: 8, run(clients: 8, store: eight, seconds: seconds), sink: eightSink)
 print(String(format: "durable-8 / durable-1: %.1fx", many / max(one, 1)))
 
 // Standby lag: a standby follows the stream while 8 clients write to it; an entry's lag is

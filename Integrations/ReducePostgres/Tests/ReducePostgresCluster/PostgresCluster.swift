@@ -46,14 +46,17 @@ public final class PostgresCluster: @unchecked Sendable {
     let template = NSTemporaryDirectory() + "reduce-pg-XXXXXX"
     var path = Array(template.utf8CString)
     guard mkdtemp(&path) != nil else { throw Failure(description: "mkdtemp failed") }
-    directory = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    directory = String(
+      decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     if geteuid() == 0 {
       try Self.run("/bin/chown", ["postgres:postgres", directory], asPostgres: false)
     }
     try run(
       "initdb",
-      ["-D", dataDirectory, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync",
-       "--locale=C"])
+      [
+        "-D", dataDirectory, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync",
+        "--locale=C",
+      ])
     try start()
   }
 
@@ -63,8 +66,10 @@ public final class PostgresCluster: @unchecked Sendable {
   public func start() throws {
     try run(
       "pg_ctl",
-      ["-D", dataDirectory, "-l", directory + "/server.log", "-w", "-t", "60",
-       "-o", "-k \(directory) -c listen_addresses='' -c max_connections=50", "start"])
+      [
+        "-D", dataDirectory, "-l", directory + "/server.log", "-w", "-t", "60",
+        "-o", "-k \(directory) -c listen_addresses='' -c max_connections=50", "start",
+      ])
   }
 
   /// Stops the cluster.

@@ -50,9 +50,11 @@ do {
   let store = try Store(initialState: Account(), mutators: [balance, deposits])
   let position = try await AuditLog.replay(
     from: PostgresJournalSource(configuration: configuration, stream: stream), into: store,
-    actions: ReplayableActions([Deposit.self]), start: .beginning, through: sink.openedPosition.sequence)
+    actions: ReplayableActions([Deposit.self]), start: .beginning,
+    through: sink.openedPosition.sequence)
   guard position == sink.openedPosition else {
-    FileHandle.standardError.write(Data("replayed to \(position), the sink opened at \(sink.openedPosition)\n".utf8))
+    FileHandle.standardError.write(
+      Data("replayed to \(position), the sink opened at \(sink.openedPosition)\n".utf8))
     exit(1)
   }
   try store.use(AuditTrail<Account>(sink: sink))

@@ -10,7 +10,9 @@ import Testing
 /// Kills a primary that keeps its journal in PostgreSQL at random moments, over and over, and
 /// checks after each kill what a write-ahead log promises.
 @Suite(.timeLimit(.minutes(5))) struct CrashTests {
-  @Test("after 100 kills at random moments, every acknowledged dispatch is in the table and the chain verifies")
+  @Test(
+    "after 100 kills at random moments, every acknowledged dispatch is in the table and the chain verifies"
+  )
   func killedPrimary() async throws {
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()

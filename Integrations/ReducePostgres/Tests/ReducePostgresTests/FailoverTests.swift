@@ -29,9 +29,10 @@ import Testing
     _ = primary.waitForLine(startingWith: "ack 200", until: Date() + 30)
     primary.kill()
     let killed = ContinuousClock.now
-    let acknowledged = primary.lines.compactMap { line in
-      line.hasPrefix("ack ") ? Int(line.dropFirst("ack ".count)) : nil
-    }.last ?? 0
+    let acknowledged =
+      primary.lines.compactMap { line in
+        line.hasPrefix("ack ") ? Int(line.dropFirst("ack ".count)) : nil
+      }.last ?? 0
     #expect(acknowledged >= 200)
     // Each deposit is one entry: the entry of the last acknowledged one is its balance.
     try await standby.waitUntilApplied(through: acknowledged)

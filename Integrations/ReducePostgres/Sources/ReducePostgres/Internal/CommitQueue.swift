@@ -28,6 +28,11 @@ final class CommitQueue: Sendable {
     var leading = false
     /// How many commits ended, well or not.
     var attempts = 0
+    /// Whether a leader waits for its group: an append then wakes it.
+    var gathering = false
+    /// How many lines the last commit held (0 after a failure), and how long it took.
+    var lastGroupSize = 0
+    var lastCommitDuration = Duration.zero
     /// The last commit's failure, until a commit succeeds: the last `seq` it covered and why.
     var failure: (through: Int, error: PostgresJournalError)?
     /// A final failure: nothing more is accepted.
@@ -64,7 +69,8 @@ final class CommitQueue: Sendable {
       // A change may follow only recorded ones: commit the lines a failed commit left first.
       try wait(retrying: true)
     }
-    return try state.withLock { state throws(PostgresJournalError) -> Int in
+    let (sequence, gathering) = try state.withLock {
+      state throws(PostgresJournalError) -> (Int, Bool) in
       if let stopped = state.stopped { throw stopped }
       if let failure = state.failure { throw failure.error }
       for line in state.chain.append(record) {
@@ -72,8 +78,11 @@ final class CommitQueue: Sendable {
           JournalRow(
             sequence: line.sequence, bytes: line.bytes, isSnapshot: line.kind == .snapshot))
       }
-      return state.chain.position.sequence
+      return (state.chain.position.sequence, state.gathering)
     }
+    // A leader waits for its group: this line may complete it.
+    if gathering { state.broadcast() }
+    return sequence
   }
 
   /// Waits until every line appended before the call is committed, leading a commit if none
@@ -98,9 +107,8 @@ final class CommitQueue: Sendable {
   private func wait(retrying: Bool) throws(PostgresJournalError) {
     let (target, start) = state.withLock { ($0.chain.position.sequence, $0.attempts) }
     while true {
-      let step = state.withLock(
-        waitingWhile: { $0.leading && $0.committed < target }, until: nil
-      ) { state -> Step in
+      let mustWait: (State) -> Bool = { $0.leading && $0.committed < target }
+      let step = state.withLock(waitingWhile: mustWait, until: nil) { state -> Step in
         if state.committed >= target { return .done }
         if let stopped = state.stopped { return .fail(stopped) }
         if let failure = state.failure, failure.through >= target,
@@ -109,14 +117,12 @@ final class CommitQueue: Sendable {
           return .fail(failure.error)
         }
         state.leading = true
-        let group = state.queued
-        state.queued = []
-        return .lead(group)
+        return .lead
       }
       switch step {
       case .done: return
       case .fail(let error): throw error
-      case .lead(let group): try lead(group)
+      case .lead: try lead(gather())
       }
     }
   }
@@ -124,19 +130,46 @@ final class CommitQueue: Sendable {
   private enum Step {
     case done
     case fail(PostgresJournalError)
-    case lead([JournalRow])
+    case lead
+  }
+
+  /// Takes the queued lines for the leader's commit, first waiting for its group.
+  ///
+  /// The dispatchers the last commit released are the writers in flight: they queue their next
+  /// lines a few microseconds later. A leader that finds fewer lines queued than the last group
+  /// held waits for them, for at most the last commit's duration and never more than 1 ms
+  /// (the append that completes the group wakes it at once). Without the wait, the released
+  /// writers would queue while the next commit already runs, and commits would alternate
+  /// between covering k and n − k of n writers. A writer that was alone never waits.
+  private func gather() -> [JournalRow] {
+    let (wanted, limit) = state.withLock { state in
+      state.gathering = true
+      return (state.lastGroupSize, min(state.lastCommitDuration, .milliseconds(1)))
+    }
+    let deadline = ContinuousClock.now + limit
+    let mustWait: (State) -> Bool = { $0.queued.count < wanted }
+    return state.withLock(waitingWhile: mustWait, until: deadline) { state in
+      state.gathering = false
+      let group = state.queued
+      state.queued = []
+      return group
+    }
   }
 
   /// Commits a group, with the lock released, and publishes the outcome.
   private func lead(_ group: [JournalRow]) throws(PostgresJournalError) {
     var outcome: PostgresJournalError?
+    let start = ContinuousClock.now
     do {
       try commit(group)
     } catch {
       outcome = error
     }
+    let duration = start.duration(to: .now)
     state.withLock { state in
       state.leading = false
+      state.lastCommitDuration = duration
+      state.lastGroupSize = outcome == nil ? group.count : 0
       state.attempts += 1
       let last = group.last?.sequence ?? state.committed
       switch outcome {

@@ -177,13 +177,17 @@ private final class Outcome: Sendable {
   }
 
   func wait(until deadline: ContinuousClock.Instant) -> Result<PostgresQueryResult, any Error>? {
-    slot.withLock(waitingWhile: { if case .none = $0 { true } else { false } }, until: deadline) { $0 }
+    let pending: (Result<PostgresQueryResult, any Error>?) -> Bool = {
+      if case .none = $0 { true } else { false }
+    }
+    return slot.withLock(waitingWhile: pending, until: deadline) { $0 }
   }
 }
 
 /// Resumes a continuation with the first of several results to arrive.
 private final class Once: Sendable {
-  private let continuation: Monitor<CheckedContinuation<Result<PostgresQueryResult, any Error>?, Never>?>
+  private let continuation:
+    Monitor<CheckedContinuation<Result<PostgresQueryResult, any Error>?, Never>?>
 
   init(_ continuation: CheckedContinuation<Result<PostgresQueryResult, any Error>?, Never>) {
     self.continuation = Monitor(continuation)

@@ -26,9 +26,11 @@ enum JournalSQL {
   static let tablesExist: PostgresQuery =
     "SELECT to_regclass('reduce_journal') IS NOT NULL AND to_regclass('reduce_journal_streams') IS NOT NULL"
 
-  /// The statements that create the tables, each on its own (no transaction spans them, so no
-  /// lock is held between two of them). Two writers creating them at once may see a
-  /// duplicate-object error (SQLSTATE 42P07, or 23505 on the catalog), which means done.
+  /// The statements that create the tables, each run on its own.
+  ///
+  /// No transaction spans them, so no lock is held between two of them. Two writers creating
+  /// them at once may see a duplicate-object error (SQLSTATE 42P07, or 23505 on the catalog),
+  /// which means done.
   static let schema: [PostgresQuery] = [
     """
     CREATE TABLE IF NOT EXISTS reduce_journal (
