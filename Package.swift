@@ -44,6 +44,8 @@ let package = Package(
     .testTarget(name: "ReduceUndoTests", dependencies: ["ReduceUndo", "Reduce"]),
     .target(name: "ReduceLogging", dependencies: ["Reduce"], path: "Plugins/ReduceLogging"),
     .executableTarget(name: "reduce-audit", dependencies: ["ReduceLogging"]),
+    // Figures of the file journal: standby lag while 8 clients write, replay from a snapshot.
+    .executableTarget(name: "reduce-journal-bench", dependencies: ["Reduce", "ReduceLogging"]),
     // Keeps a durable audit log until it is killed: the crash test's child process.
     .executableTarget(
       name: "AuditCrashWriter", dependencies: ["Reduce", "ReduceLogging"],
@@ -52,6 +54,7 @@ let package = Package(
       name: "ReduceLoggingTests",
       dependencies: [
         "ReduceLogging", "Reduce", "reduce-audit", "AuditCrashWriter", "ReduceExecutableSupport",
+        "reduce-journal-bench",
       ]),
     .target(
       name: "ReducePersistence", dependencies: ["Reduce"], path: "Plugins/ReducePersistence"),

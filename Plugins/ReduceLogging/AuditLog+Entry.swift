@@ -27,6 +27,9 @@ extension AuditLog {
     ///
     /// Its `action` is then `snapshot`; nil for every other entry.
     public var snapshot: String?
+    /// Whether the entry is a keyed checkpoint (``AuditCheckpoints``); its `action` is then
+    /// `checkpoint`.
+    public var isCheckpoint: Bool
 
     /// Reads one line of a JSON-lines log.
     ///
@@ -48,11 +51,13 @@ extension AuditLog {
         throw .malformedEntry(line: line, reason: "no ISO 8601 `ts`")
       }
       self.snapshot = value["snapshot"]?.serialized
-      guard let action = value["action"]?.stringValue ?? (snapshot == nil ? nil : "snapshot") else {
+      self.isCheckpoint = value["checkpoint"] != nil
+      let special = snapshot != nil ? "snapshot" : isCheckpoint ? "checkpoint" : nil
+      guard let action = value["action"]?.stringValue ?? special else {
         throw .malformedEntry(line: line, reason: "no `action`")
       }
       guard
-        let outcome = value["outcome"]?.stringValue ?? (snapshot == nil ? nil : "ok"),
+        let outcome = value["outcome"]?.stringValue ?? (special == nil ? nil : "ok"),
         outcome == "ok" || outcome == "failed"
       else {
         throw .malformedEntry(line: line, reason: "no `outcome` of \"ok\" or \"failed\"")
@@ -83,6 +88,10 @@ extension AuditLog {
 
     /// The entry in the expanded text layout.
     public var description: String {
+      if isCheckpoint {
+        return "#\(sequence) \(Timestamp.format(timestamp)) checkpoint\n"
+          + "  a keyed checkpoint of the chain before it: reduce-audit verify --key-file F checks it"
+      }
       if let snapshot {
         return "#\(sequence) \(Timestamp.format(timestamp)) snapshot\n"
           + "  the state when the log was rotated: \(snapshot.utf8.count) bytes of JSON"

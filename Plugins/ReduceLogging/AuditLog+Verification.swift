@@ -15,6 +15,12 @@ extension AuditLog {
     ///
     /// ``AuditLog/genesisHash`` for an empty log.
     public var lastHash: String
+    /// How many keyed checkpoints verified with the key; 0 when no key was given.
+    public var checkpoints = 0
+    /// How many entries follow the last checkpoint, or the start when there is none.
+    ///
+    /// The key does not vouch for them yet. 0 when no key was given.
+    public var entriesAfterLastCheckpoint = 0
 
     /// Creates a summary.
     ///
@@ -39,5 +45,20 @@ extension AuditLog {
     /// rotation leaves such a file, and so does removing the first entries of a log: verify it
     /// together with the earlier file to tell which.
     public var continuesEarlierFile: Bool { firstSequence > 1 }
+  }
+
+  /// Where a verified log must start (``AuditLog/verify(contentsOf:start:key:)``).
+  public enum ChainStart: Sendable, Hashable {
+    /// At entry 1, the start of the chain: a log that starts later is missing its first
+    /// entries (``AuditLogError/startsMidChain(path:firstSequence:)``).
+    case genesis
+    /// At the entry with this `seq`: what a rotated file continues from, when you know it.
+    case sequence(Int)
+    /// After the line with this hash: the first entry's `prev` must be it (the hash of the
+    /// earlier file's last line, recorded at rotation).
+    case continuing(hash: String)
+    /// Anywhere: a file that continues an earlier one verifies on its own
+    /// (``Verification/continuesEarlierFile`` says so).
+    case anywhere
   }
 }

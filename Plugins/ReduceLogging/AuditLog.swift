@@ -60,7 +60,9 @@ public enum AuditLog {
   /// entry continues the last entry of the file before it (empty files are skipped).
   ///
   /// Use it for the pieces of a log rotated by copy-and-truncate, oldest first; with one file,
-  /// it is ``verify(contentsOf:)-(URL)`` with a summary.
+  /// it is ``verify(contentsOf:)-(URL)`` with a summary. A log that starts after entry 1
+  /// verifies (``Verification/continuesEarlierFile`` says so): to refuse one whose first
+  /// entries are missing, use ``verify(contentsOf:start:key:)`` with ``ChainStart/genesis``.
   ///
   /// - Parameter urls: The files, oldest first.
   /// - Returns: What the files hold together, all intact.
@@ -69,12 +71,47 @@ public enum AuditLog {
   ///   continue the one before it.
   /// - Complexity: O(*n*) in the files' total size.
   public static func verify(contentsOf urls: [URL]) throws(AuditLogError) -> Verification {
+    try verify(contentsOf: urls, start: .anywhere)
+  }
+
+  /// Verifies log files in order as one log, that it starts where it must, and with a key,
+  /// its keyed checkpoints.
+  ///
+  /// With ``ChainStart/genesis``, a log whose first entry is not number 1 is
+  /// refused (``AuditLogError/startsMidChain(path:firstSequence:)``): it is missing its first
+  /// entries, whether a rotation moved them to an earlier file or someone cut them. Give the
+  /// earlier files too, or name where the log must start: ``ChainStart/sequence(_:)``,
+  /// ``ChainStart/continuing(hash:)`` (the hash of the earlier file's last line, as recorded
+  /// at rotation).
+  ///
+  /// With a key, every checkpoint's code must verify, at least one checkpoint must be there,
+  /// and no more than a checkpoint's `every` entries may follow it without the next one
+  /// (``AuditCheckpoints``). ``Verification/entriesAfterLastCheckpoint`` says how many at the
+  /// end the key does not vouch for yet.
+  ///
+  /// - Parameters:
+  ///   - urls: The files, oldest first.
+  ///   - start: Where the log must start.
+  ///   - key: The checkpoints' key; nil to check the chain alone.
+  /// - Returns: What the files hold together, all intact.
+  /// - Throws: An ``AuditLogError``: as ``verify(contentsOf:)-([URL])``, and
+  ///   ``AuditLogError/startsMidChain(path:firstSequence:)``,
+  ///   ``AuditLogError/unexpectedStart(path:reason:)``,
+  ///   ``AuditLogError/badCheckpoint(line:reason:)``,
+  ///   ``AuditLogError/missingCheckpoint(line:every:)`` or
+  ///   ``AuditLogError/noCheckpoint(entries:)``.
+  /// - Complexity: O(*n*) in the files' total size.
+  public static func verify(
+    contentsOf urls: [URL], start: ChainStart, key: AuditCheckpoints.Key? = nil
+  ) throws(AuditLogError) -> Verification {
     var total: Verification?
     var previousPath = ""
+    var firstPath = ""
+    var tracker = key.map(CheckpointTracker.init)
     for (index, url) in urls.enumerated() {
       let file: Verification
       do throws(AuditLogError) {
-        file = try verifyFile(atPath: url.path)
+        file = try verifyFile(atPath: url.path, tracker: &tracker)
       } catch  where error.isTornLastLine && index < urls.count - 1 {
         throw .inFile(
           path: url.path,
@@ -88,6 +125,7 @@ public enum AuditLog {
       guard let before = total else {
         total = file
         previousPath = url.path
+        firstPath = url.path
         continue
       }
       guard file.firstSequence == before.lastSequence + 1 else {
@@ -109,7 +147,45 @@ public enum AuditLog {
         firstPreviousHash: before.firstPreviousHash, lastHash: file.lastHash)
       previousPath = url.path
     }
-    return total ?? ChainVerifier().verification
+    var result = total ?? ChainVerifier().verification
+    if result.entries > 0 { try checkStart(result, start, path: firstPath) }
+    if let tracker {
+      guard tracker.verified > 0 || result.entries == 0 else {
+        throw .noCheckpoint(entries: result.entries)
+      }
+      result.checkpoints = tracker.verified
+      result.entriesAfterLastCheckpoint = tracker.since
+    }
+    return result
+  }
+
+  /// Checks that the first file with entries starts where the caller said it must.
+  private static func checkStart(_ file: Verification, _ start: ChainStart, path: String)
+    throws(AuditLogError)
+  {
+    switch start {
+    case .anywhere: return
+    case .genesis:
+      guard file.firstSequence == 1 else {
+        throw .startsMidChain(path: path, firstSequence: file.firstSequence)
+      }
+    case .sequence(let sequence):
+      guard file.firstSequence == sequence else {
+        throw .unexpectedStart(
+          path: path,
+          reason:
+            "the log starts at entry \(file.firstSequence), not \(sequence) as given: \(file.firstSequence > sequence ? "\(file.firstSequence - sequence) entries are missing before it" : "it holds \(sequence - file.firstSequence) entries before the start given")"
+        )
+      }
+    case .continuing(let hash):
+      guard file.firstPreviousHash == hash.lowercased() else {
+        throw .unexpectedStart(
+          path: path,
+          reason:
+            "its first entry (number \(file.firstSequence)) records prev \(file.firstPreviousHash), not \(hash) as given: it does not continue that line"
+        )
+      }
+    }
   }
 
   /// Verifies the chain of a log held in memory.
@@ -138,6 +214,13 @@ public enum AuditLog {
   }
 
   private static func verifyFile(atPath path: String) throws(AuditLogError) -> Verification {
+    var tracker: CheckpointTracker?
+    return try verifyFile(atPath: path, tracker: &tracker)
+  }
+
+  private static func verifyFile(atPath path: String, tracker: inout CheckpointTracker?)
+    throws(AuditLogError) -> Verification
+  {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw .unreadable(path: path, reason: readableError(errno)) }
     // Closing a file opened for reading cannot lose data; there is nothing to report.
@@ -149,7 +232,8 @@ public enum AuditLog {
     guard info.st_mode & S_IFMT != S_IFDIR else {
       throw .unreadable(path: path, reason: "it is a directory, not a log file")
     }
-    var verifier = ChainVerifier()
+    var verifier = ChainVerifier(tracker: tracker)
+    defer { tracker = verifier.tracker }
     var pending: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 20)
     while true {

@@ -24,6 +24,21 @@ public enum AuditLogError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Verifying several files as one log: the first entry of the file at `path` does not
   /// continue the last entry of `previousFile`, for `reason`.
   case filesDoNotLink(path: String, previousFile: String, reason: String)
+  /// The log starts at entry `firstSequence`, not 1: the entries before it are missing. Their
+  /// file was rotated away, or someone cut them; verify with the earlier files, or name where
+  /// the log must start (``AuditLog/ChainStart``). Not known to be tampering, not intact.
+  case startsMidChain(path: String, firstSequence: Int)
+  /// The log does not start where the caller said it must, for `reason`.
+  case unexpectedStart(path: String, reason: String)
+  /// The keyed checkpoint on the line does not verify with the key, for `reason`: the chain
+  /// before it was rewritten, or the key is not the writer's.
+  case badCheckpoint(line: Int, reason: String)
+  /// More than `every` entries (the interval the last checkpoint records) come before the
+  /// line without a checkpoint: checkpoints were removed, and the chain rewritten from there.
+  case missingCheckpoint(line: Int, every: Int)
+  /// A key was given but the log of `entries` entries holds no checkpoint: it was not written
+  /// with the key, or it was rewritten whole.
+  case noCheckpoint(entries: Int)
 
   /// The first bad line, counting from 1, in the file the error is about; nil when a file
   /// cannot be read.
@@ -32,9 +47,20 @@ public enum AuditLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case .malformedEntry(let line, _), .sequenceGap(let line, _, _), .brokenLink(let line, _),
       .tornLastLine(let line):
       line
-    case .unreadable: nil
+    case .unreadable, .noCheckpoint: nil
     case .inFile(_, let error): error.line
-    case .filesDoNotLink: 1
+    case .filesDoNotLink, .startsMidChain, .unexpectedStart: 1
+    case .badCheckpoint(let line, _), .missingCheckpoint(let line, _): line
+    }
+  }
+
+  /// Whether the only problem is that the log starts after entry 1 with nothing that says it
+  /// may (``startsMidChain(path:firstSequence:)``): entries are missing before it.
+  public var startsMidChain: Bool {
+    switch self {
+    case .startsMidChain: true
+    case .inFile(_, let error): error.startsMidChain
+    default: false
     }
   }
 
@@ -82,6 +108,16 @@ public enum AuditLogError: Error, Sendable, Equatable, CustomStringConvertible {
       "\(path): \(error)"
     case .filesDoNotLink(let path, let previousFile, let reason):
       "\(path): line 1: does not continue \(previousFile): \(reason)"
+    case .startsMidChain(let path, let sequence):
+      "\(path): line 1: the log starts at entry \(sequence): the \(sequence - 1) \(sequence == 2 ? "entry" : "entries") before it \(sequence == 2 ? "is" : "are") missing; verify it with the earlier files, oldest first, or name where it must start (--from-seq \(sequence), or --continues HASH with the hash of the earlier file's last line)"
+    case .unexpectedStart(let path, let reason):
+      "\(path): line 1: \(reason)"
+    case .badCheckpoint(let line, let reason):
+      "line \(line): the keyed checkpoint does not verify: \(reason)"
+    case .missingCheckpoint(let line, let every):
+      "line \(line): more than \(every) entries since the last keyed checkpoint: checkpoints were removed, and the chain rewritten from there"
+    case .noCheckpoint(let entries):
+      "no keyed checkpoint in \(entries) entries: the log was not written with this key, or it was rewritten whole"
     }
   }
 }

@@ -15,8 +15,9 @@ import Reduce
 /// The journal is the file at ``path`` and the files beside it whose names begin with its
 /// name and a dot: the archives of ``RotateAuditLog`` (`audit.log.000000001824`) and the copies
 /// of a copy-and-truncate rotation (logrotate's `audit.log.1`). Names ending in `.torn`,
-/// `.torn-N`, `.rotating` or `.gz` are not lines of the log and are skipped. A line is found by
-/// its `seq` in whichever file holds it, so a reader goes on across rotations:
+/// `.torn-N`, `.rotating` or `.gz`, and files whose first line does not begin with a `seq`,
+/// are not pieces of the log and are skipped. A line is found by its `seq` in whichever file
+/// holds it, so a reader goes on across rotations:
 ///
 /// - **rotation** (the file is renamed and a new one made at the path): the reader finishes the
 ///   renamed file through the descriptor it has open, then goes on in the new file;
@@ -45,6 +46,9 @@ public final class FileJournal: JournalSource {
     var offset: Int64 = 0
     /// The `seq` of the line at `offset`; nil when not known.
     var nextSequence: Int?
+    /// The last line read, with its newline, just before `offset`: still there unless the
+    /// file was cut (and perhaps written again) since.
+    var lastLine: [UInt8] = []
     /// A snapshot found by ``FileJournal/newestSnapshot(through:)``: where it is.
     var snapshot: (sequence: Int, path: String, offset: Int64)?
   }
@@ -141,9 +145,12 @@ public final class FileJournal: JournalSource {
       }
     }
 
-    /// The `seq` of the first complete line; nil when there is none.
+    /// The `seq` of the first complete line; nil when there is none, or when it does not
+    /// begin with one (the file is not a log: a key file beside it, say).
     func firstSequence() throws(JournalError) -> Int? {
-      try lines(from: 0, limit: 1, firstSequence: nil).lines.first?.sequence
+      try lines(from: 0, limit: 1, firstSequence: nil).lines.first.flatMap {
+        LineKind.sequence(of: $0.bytes)
+      }
     }
 
     /// The complete lines before `end`, read backwards, newest first, until `stop` says so.
@@ -153,8 +160,11 @@ public final class FileJournal: JournalSource {
       var tail: [UInt8] = []
       var start = end
       var skippedPartial = false
+      // Small reads first: most calls want the last line or two.
+      var chunk = Int64(1 << 12)
       while start > 0 {
-        let length = min(Int64(1 << 16), start)
+        let length = min(chunk, start)
+        chunk = min(chunk * 4, 1 << 20)
         start -= length
         tail = try read(at: start, count: Int(length)) + tail
         if !skippedPartial {
@@ -207,7 +217,7 @@ public final class FileJournal: JournalSource {
       let limit = max(1, limit)
       if cursor.nextSequence != sequence || cursor.file == nil {
         try locate(sequence, &cursor)
-      } else if let file = cursor.file, file.size < cursor.offset {
+      } else if let file = cursor.file, try !isIntact(file, cursor) {
         // Cut in place: a copy-and-truncate rotation. The lines not yet read are in the copy.
         try locate(sequence, &cursor, excluding: nil, skippingSnapshot: true)
       }
@@ -226,9 +236,18 @@ public final class FileJournal: JournalSource {
       if let last = lines.last {
         cursor.offset = end
         cursor.nextSequence = last.sequence + 1
+        cursor.lastLine = last.bytes + [UInt8(ascii: "\n")]
       }
       return lines
     }
+  }
+
+  /// Whether the file still holds, just before the cursor, the last line the cursor read.
+  private func isIntact(_ file: OpenLog, _ cursor: Cursor) throws(JournalError) -> Bool {
+    let length = Int64(cursor.lastLine.count)
+    guard length > 0 else { return file.size >= cursor.offset }
+    guard file.size >= cursor.offset, cursor.offset >= length else { return false }
+    return try file.read(at: cursor.offset - length, count: Int(length)) == cursor.lastLine
   }
 
   private func read(_ cursor: inout Cursor, limit: Int) throws(JournalError) -> (
@@ -350,6 +369,7 @@ public final class FileJournal: JournalSource {
       cursor.file = log
       cursor.offset = snapshot.offset
       cursor.nextSequence = sequence
+      cursor.lastLine = []
       return
     }
     let files = try files()
@@ -360,11 +380,13 @@ public final class FileJournal: JournalSource {
         cursor.file = file.log
         cursor.offset = offset
         cursor.nextSequence = found
+        cursor.lastLine = []
         return
       }
     }
     cursor.file = files.last?.log
     cursor.offset = files.last?.log.size ?? 0
     cursor.nextSequence = nil
+    cursor.lastLine = []
   }
 }

@@ -8,10 +8,11 @@ public struct JournalEntry: Sendable {
   public let hash: String
   /// What the line holds.
   public let kind: JournalLine.Kind
-  /// The line's `ts`: when the writer handled the action; nil when it has none.
-  public let timestamp: Date?
   /// The parsed line.
   let value: JSONValue
+
+  /// The line's `ts`: when the writer handled the action; nil when it has none.
+  public var timestamp: Date? { value["ts"]?.stringValue.flatMap(Timestamp.parse) }
 
   /// The line's `seq`.
   public var sequence: Int { line.sequence }
@@ -183,9 +184,7 @@ public struct JournalReader<Source: JournalSource>: Sendable {
     lastHash = hash
     expected += 1
     position = JournalPosition(sequence: line.sequence, hash: hash)
-    return JournalEntry(
-      line: line, hash: hash, kind: line.kind,
-      timestamp: value["ts"]?.stringValue.flatMap(Timestamp.parse), value: value)
+    return JournalEntry(line: line, hash: hash, kind: line.kind, value: value)
   }
 
   /// Runs a call to the source, its failure made a ``JournalError``.

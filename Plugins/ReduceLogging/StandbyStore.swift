@@ -26,7 +26,9 @@ public import Reduce
 /// primaries from both appending is the journal's fencing: a file's lock (`flock`), or a
 /// database's key on `(stream, seq)`.
 ///
-/// If following fails (the journal does not verify, an entry does not decode or is refused
+/// The standby follows on a thread of its own (its entries are applied there, and its
+/// observers called there), so that code that blocks the cooperative pool does not hold it
+/// back. If following fails (the journal does not verify, an entry does not decode or is refused
 /// by the reducers), the standby stops where it was: ``failure`` says why, and
 /// ``waitUntilApplied(through:)`` throws it.
 public final class StandbyStore<State: Sendable>: Sendable {
@@ -37,13 +39,21 @@ public final class StandbyStore<State: Sendable>: Sendable {
     case stopped(StandbyError)
   }
 
+  /// Where following stopped: the reader, whether the next entry applied is the first, and an
+  /// entry read but not applied because the task was cancelled.
+  private struct Progress: Sendable {
+    var reader: JournalReader<AnyJournalSource>
+    var first: Bool
+    var pending: JournalEntry?
+  }
+
   private struct Status {
     var phase = Phase.following
     var position: JournalPosition?
     var waiters: [UInt64: (target: Int, continuation: CheckedContinuation<Void, any Error>)] = [:]
     var cancelledWaiters: Set<UInt64> = []
     var nextWaiter: UInt64 = 0
-    var task: Task<JournalReader<AnyJournalSource>?, Never>?
+    var task: Task<Progress?, Never>?
   }
 
   private let store: Store<State>
@@ -53,12 +63,15 @@ public final class StandbyStore<State: Sendable>: Sendable {
   private let pollTimeout: Duration
   private let now: @Sendable () -> Date
   private let status = Locked(Status())
+  /// The thread the standby follows its journal on.
+  private let executor = ThreadExecutor(name: "StandbyStore")
 
   /// Creates a standby and starts following the journal.
   ///
   /// - Parameters:
   ///   - initialState: The app's initial state (replaced by the snapshot the standby starts
-  ///     at, if any).
+  ///     at, if any); with ``JournalStart/after(_:)``, the state as of that position (a
+  ///     standby that restarts from a state it saved).
   ///   - mutators: The app's mutators: the same as the primary's.
   ///   - journal: The primary's journal.
   ///   - actions: The action types the journal holds.
@@ -83,11 +96,12 @@ public final class StandbyStore<State: Sendable>: Sendable {
     if case .after(let position) = start {
       status.withLock { $0.position = position }
     }
-    follow(JournalReader(source, from: start, key: key), first: true)
+    follow(Progress(reader: JournalReader(source, from: start, key: key), first: true))
   }
 
   deinit {
     status.withLock { $0.task }?.cancel()
+    executor.stop()
   }
 
   // MARK: Observing
@@ -264,18 +278,25 @@ public final class StandbyStore<State: Sendable>: Sendable {
       }
     }
     task?.cancel()
-    guard var reader = await task?.value else {
+    guard var progress = await task?.value else {
       throw failure ?? .promotionFailed(reason: "the standby was not following")
     }
     do throws(StandbyError) {
+      if let entry = progress.pending {
+        try apply(entry, first: progress.first)
+        progress.first = false
+        progress.pending = nil
+      }
       // Everything the journal holds now: the primary is gone, or fenced off.
-      while let entry = try await Self.next(&reader) {
-        try apply(entry, first: false)
+      while let entry = try await Self.next(&progress.reader) {
+        try apply(entry, first: progress.first)
+        progress.first = false
       }
     } catch {
       stop(error)
       throw error
     }
+    let reader = progress.reader
     let position = reader.position ?? .start
     var added: [String] = []
     do {
@@ -286,7 +307,7 @@ public final class StandbyStore<State: Sendable>: Sendable {
     } catch {
       for name in added { store.removeMiddleware(named: name) }
       status.withLock { $0.phase = .following }
-      follow(reader, first: false)
+      follow(progress)
       throw .promotionFailed(reason: "\(error)")
     }
     status.withLock { $0.phase = .promoted }
@@ -328,7 +349,7 @@ public final class StandbyStore<State: Sendable>: Sendable {
   ///
   /// Nothing happens after a promotion.
   public func stop() {
-    let task = status.withLock { status -> Task<JournalReader<AnyJournalSource>?, Never>? in
+    let task = status.withLock { status -> Task<Progress?, Never>? in
       guard case .following = status.phase else { return nil }
       return status.task
     }
@@ -337,21 +358,29 @@ public final class StandbyStore<State: Sendable>: Sendable {
 
   // MARK: Following
 
-  private func follow(_ reader: JournalReader<AnyJournalSource>, first: Bool) {
-    // The task holds the standby only while it handles a step, so that a standby nobody
-    // keeps goes away (and its deinit cancels the task).
-    let task = Task { [weak self] () -> JournalReader<AnyJournalSource>? in
-      var reader = reader
-      var first = first
+  private func follow(_ progress: Progress) {
+    // The task runs on the standby's own thread, so that code blocking the cooperative pool
+    // does not hold it back. It holds the standby only while it handles a step, so that a
+    // standby nobody keeps goes away (and its deinit cancels the task).
+    let executor = executor
+    executor.taskStarted()
+    let task = Task(executorPreference: executor) { [weak self] () -> Progress? in
+      defer { executor.taskEnded() }
+      var progress = progress
       while !Task.isCancelled {
         guard let standby = self else { return nil }
         do throws(StandbyError) {
-          if let entry = try await Self.next(&reader) {
-            try standby.apply(entry, first: first)
-            first = false
+          if let entry = try await Self.next(&progress.reader) {
+            // Stopped meanwhile: the entry waits for the next step (a promotion).
+            if Task.isCancelled {
+              progress.pending = entry
+              return progress
+            }
+            try standby.apply(entry, first: progress.first)
+            progress.first = false
           } else {
             do throws(JournalError) {
-              try await reader.waitForMore(timeout: standby.pollTimeout)
+              try await progress.reader.waitForMore(timeout: standby.pollTimeout)
             } catch {
               throw .stopped(.journal(error))
             }
@@ -359,12 +388,12 @@ public final class StandbyStore<State: Sendable>: Sendable {
         } catch {
           // A source may fail a call because the task was cancelled: the reader is still
           // before the line it could not read.
-          if Task.isCancelled { return reader }
+          if Task.isCancelled { return progress }
           standby.stop(error)
           return nil
         }
       }
-      return reader
+      return progress
     }
     status.withLock { $0.task = task }
   }

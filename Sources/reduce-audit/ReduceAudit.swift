@@ -4,7 +4,7 @@ import ReduceLogging
 /// `reduce-audit`: checks and prints the audit logs that `ReduceLogging` writes.
 ///
 /// ```
-/// reduce-audit verify FILE...
+/// reduce-audit verify FILE... [--from-seq N | --continues HASH] [--key-file F]
 /// reduce-audit show FILE [--action NAME] [--since TIME] [--from SEQ] [--to SEQ]
 /// reduce-audit snapshots FILE...
 /// ```
@@ -13,18 +13,23 @@ import ReduceLogging
 /// where each snapshot is (the first entry of a file started by a rotation).
 ///
 /// `verify` with several files checks them in order as one log (the pieces of a log rotated by
-/// copy-and-truncate, oldest first).
+/// copy-and-truncate, oldest first). A log whose first entry is not number 1 is missing the
+/// entries before it: it verifies only with `--from-seq N` (it must start at entry N) or
+/// `--continues HASH` (its first `prev` must be HASH). `--key-file F` checks the keyed
+/// checkpoints with the key in F.
 ///
-/// Exit status: 0 success; 1 a broken chain or a malformed entry (tampering); 2 only the last
-/// line is torn (a crash during a write); 64 a usage error; 66 a file that cannot be read (a
-/// directory, a missing file): sysexits' `EX_USAGE` and `EX_NOINPUT`.
+/// Exit status: 0 success; 1 a broken chain, a malformed entry or a bad checkpoint
+/// (tampering); 2 only the last line is torn (a crash during a write); 3 entries are missing
+/// before the first (the log starts mid-chain); 64 a usage error; 66 a file that cannot be read
+/// (a directory, a missing file): sysexits' `EX_USAGE` and `EX_NOINPUT`.
 @main
 enum ReduceAudit {
   static let usage = """
-    usage: reduce-audit verify FILE...
+    usage: reduce-audit verify FILE... [--from-seq N | --continues HASH] [--key-file F]
            reduce-audit show FILE [--action NAME] [--since TIME] [--from SEQ] [--to SEQ]
            reduce-audit snapshots FILE...
-    exit status: 0 intact, 1 tampered, 2 torn last line, 64 usage error, 66 unreadable file
+    exit status: 0 intact, 1 tampered, 2 torn last line, 3 entries missing before the first,
+                 64 usage error, 66 unreadable file
     """
 
   /// A file that cannot be read (sysexits' `EX_NOINPUT`).
@@ -40,10 +45,7 @@ enum ReduceAudit {
     let rest = Array(arguments.dropFirst())
     switch command {
     case "verify":
-      guard !rest.isEmpty, !rest.contains(where: { $0.hasPrefix("-") }) else {
-        return usageError("verify takes one FILE or more")
-      }
-      return verify(rest)
+      return verify(arguments: rest)
     case "show":
       return show(rest)
     case "snapshots":
@@ -59,23 +61,89 @@ enum ReduceAudit {
     }
   }
 
-  static func verify(_ files: [String]) -> Int32 {
+  /// `verify [--from-seq N | --continues HASH] [--key-file F] FILE...`: parses the options.
+  static func verify(arguments: [String]) -> Int32 {
+    var files: [String] = []
+    var start = AuditLog.ChainStart.genesis
+    var keyFile: String?
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      switch argument {
+      case "--from-seq", "--continues", "--key-file":
+        guard index + 1 < arguments.count else { return usageError("\(argument) needs a value") }
+        let value = arguments[index + 1]
+        if argument == "--key-file" {
+          keyFile = value
+        } else {
+          guard start == .genesis else {
+            return usageError("give --from-seq or --continues once, not both")
+          }
+          if argument == "--from-seq" {
+            guard let sequence = Int(value), sequence >= 1 else {
+              return usageError("--from-seq takes an entry number, 1 or more")
+            }
+            start = .sequence(sequence)
+          } else {
+            guard value.utf8.count == 64, value.allSatisfy(\.isHexDigit) else {
+              return usageError("--continues takes a SHA-256 in hexadecimal (64 digits)")
+            }
+            start = .continuing(hash: value.lowercased())
+          }
+        }
+        index += 2
+      default:
+        guard !argument.hasPrefix("-") else {
+          return usageError("unexpected option '\(argument)'")
+        }
+        files.append(argument)
+        index += 1
+      }
+    }
+    guard !files.isEmpty else { return usageError("verify takes one FILE or more") }
+    var key: AuditCheckpoints.Key?
+    if let keyFile {
+      do throws(AuditCheckpointError) {
+        key = try AuditCheckpoints.Key(contentsOfFile: keyFile)
+      } catch {
+        printError("\(error)")
+        return error == .emptyKey ? 64 : unreadableStatus
+      }
+    }
+    return verify(files, start: start, key: key)
+  }
+
+  /// The exit status of a log that starts after entry 1, with nothing saying it may.
+  static let startsMidChainStatus: Int32 = 3
+
+  static func verify(_ files: [String], start: AuditLog.ChainStart, key: AuditCheckpoints.Key?)
+    -> Int32
+  {
     do throws(AuditLogError) {
-      let log = try AuditLog.verify(contentsOf: files.map { URL(fileURLWithPath: $0) })
+      let log = try AuditLog.verify(
+        contentsOf: files.map { URL(fileURLWithPath: $0) }, start: start, key: key)
       let count = "\(log.entries) \(log.entries == 1 ? "entry" : "entries")"
       let place = files.count == 1 ? count : "\(count) in \(files.count) files"
       print("\(files.joined(separator: ", ")): \(place), chain intact")
       if log.continuesEarlierFile {
         print(
-          "note: the first entry is number \(log.firstSequence): this continues an earlier file "
-            + "(a copy-and-truncate rotation), whose last line must hash to "
-            + "\(log.firstPreviousHash); verify them together: reduce-audit verify EARLIER "
-            + files.joined(separator: " "))
+          "note: the first entry is number \(log.firstSequence), as given: it continues an "
+            + "earlier file whose last line hashes to \(log.firstPreviousHash)")
+      }
+      if key != nil {
+        let after = log.entriesAfterLastCheckpoint
+        print(
+          "keyed checkpoints: \(log.checkpoints) verified with the key; "
+            + (after == 0
+              ? "the last entry is covered"
+              : "the last \(after) \(after == 1 ? "entry follows" : "entries follow") the last "
+                + "checkpoint: the key does not vouch for \(after == 1 ? "it" : "them") yet"))
       }
       return 0
     } catch {
       printError("\(error)")
       if error.isUnreadable { return unreadableStatus }
+      if error.startsMidChain { return startsMidChainStatus }
       return error.isTornLastLine ? 2 : 1
     }
   }

@@ -109,7 +109,7 @@ enum AuditCommand {
   }
 
   @Test(
-    "verify with several files checks them as one log; a continued file is pointed out",
+    "verify with several files checks them as one log; a continued file alone is refused",
     .timeLimit(.minutes(1)))
   func verifyRotated() throws {
     let path = try writeChainedLog(count: 4)
@@ -124,10 +124,16 @@ enum AuditCommand {
     let both = try AuditCommand.run(["verify", rotated, path])
     #expect(both.status == 0)
     #expect(both.standardOutput == "\(rotated), \(path): 4 entries in 2 files, chain intact\n")
+    // Alone, the file is missing its first two entries: not intact unless its start is named.
     let alone = try AuditCommand.run(["verify", path])
-    #expect(alone.status == 0)
+    #expect(alone.status == 3)
     #expect(
-      alone.standardOutput.hasPrefix(
+      alone.standardError.hasPrefix(
+        "\(path): line 1: the log starts at entry 3: the 2 entries before it are missing"))
+    let named = try AuditCommand.run(["verify", "--from-seq", "3", path])
+    #expect(named.status == 0)
+    #expect(
+      named.standardOutput.hasPrefix(
         "\(path): 2 entries, chain intact\nnote: the first entry is number 3"))
     let reversed = try AuditCommand.run(["verify", path, rotated])
     #expect(reversed.status == 1)

@@ -12,12 +12,23 @@ struct ChainVerifier {
   private(set) var firstPreviousHash = AuditLog.genesisHash
   /// The hash of the last intact line.
   private(set) var lastHash = AuditLog.genesisHash
+  /// Checks keyed checkpoints, when a key is given; it goes on from one file to the next.
+  var tracker: CheckpointTracker?
+
+  init(tracker: CheckpointTracker? = nil) {
+    self.tracker = tracker
+  }
 
   /// The summary of the lines checked so far.
   var verification: AuditLog.Verification {
-    AuditLog.Verification(
+    var verification = AuditLog.Verification(
       entries: count, firstSequence: firstSequence, firstPreviousHash: firstPreviousHash,
       lastHash: lastHash)
+    if let tracker {
+      verification.checkpoints = tracker.verified
+      verification.entriesAfterLastCheckpoint = tracker.since
+    }
+    return verification
   }
 
   /// Checks the next line; `terminated` is false for a last line without a newline.
@@ -32,7 +43,7 @@ struct ChainVerifier {
     do {
       entry = try JSONParser.parse(line)
     } catch {
-      if !terminated, error == .unexpectedEnd, beginsNextEntry(line) {
+      if !terminated, error == .unexpectedEnd, beginsNextEntry(line), isCompact(line) {
         throw .tornLastLine(line: number)
       }
       throw .malformedEntry(
@@ -71,13 +82,45 @@ struct ChainVerifier {
     if !terminated {
       // Complete, but the newline that ends every written entry is missing: a write cut
       // short just before it, if the line is as the logger writes it.
-      guard beginsNextEntry(line) else {
+      guard beginsNextEntry(line), isCompact(line), line.last == UInt8(ascii: "}") else {
         throw .malformedEntry(line: number, reason: notTornReason)
       }
       throw .tornLastLine(line: number)
     }
+    if var tracker {
+      switch tracker.check(entry, sequence: sequence, previous: previous) {
+      case .bad(let reason)?: throw .badCheckpoint(line: number, reason: reason)
+      case .missing(let every)?: throw .missingCheckpoint(line: number, every: every)
+      case nil: self.tracker = tracker
+      }
+    }
     lastHash = SHA256.hex(of: line)
     count = number
+  }
+
+  /// Whether a line has no white space outside its strings, as every line a writer makes:
+  /// a crash cuts a line short, but adds nothing to it.
+  private func isCompact(_ line: ArraySlice<UInt8>) -> Bool {
+    var inString = false
+    var escaped = false
+    for byte in line {
+      if inString {
+        if escaped {
+          escaped = false
+        } else if byte == UInt8(ascii: "\\") {
+          escaped = true
+        } else if byte == UInt8(ascii: "\"") {
+          inString = false
+        }
+      } else if byte == UInt8(ascii: "\"") {
+        inString = true
+      } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+        || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\n")
+      {
+        return false
+      }
+    }
+    return true
   }
 
   private var notTornReason: String {
