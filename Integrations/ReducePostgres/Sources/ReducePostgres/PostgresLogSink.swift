@@ -192,12 +192,19 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// otherwise it commits every queued line, its own and those of every dispatcher that wrote
   /// meanwhile, in one transaction.
   ///
-  /// The wait blocks the calling thread (the `LogSink` API is synchronous). It is safe, also on
-  /// a thread of Swift concurrency's cooperative pool: the commit runs on an event loop thread
-  /// that this package owns, never on the cooperative pool nor on an event loop the application
-  /// drives, so nothing the blocked thread holds can delay it, and the wait ends within the
-  /// sink's timeout. Blocking a cooperative thread for the length of a commit costs what a
-  /// blocking `fsync` of a ``FileLogSink`` costs: that thread does no other work meanwhile.
+  /// The wait blocks the calling thread (the `LogSink` API is synchronous), for at most the
+  /// sink's timeout. The commit itself runs on an event loop thread that this package owns,
+  /// never on Swift concurrency's cooperative pool nor on an event loop the application drives,
+  /// so a blocked thread, cooperative or not, cannot hold it up. Blocking a cooperative thread
+  /// for the length of a commit costs what a blocking `fsync` of a ``FileLogSink`` costs: that
+  /// thread does no other work meanwhile.
+  ///
+  /// One thing can still hold a commit up: a PostgreSQL lock on the journal's tables held by a
+  /// task of the same process that needs the cooperative pool to go on (an open transaction
+  /// that ran DDL or `LOCK` on them, say). If the dispatchers blocked in this wait fill the
+  /// pool, that task cannot finish its transaction, and the commits wait for its lock until
+  /// the timeout. The sink's own statements never hold a lock across an `await` (found the
+  /// hard way: creating the tables in one transaction did exactly this); keep it so in yours.
   /// Do not dispatch to an audited store from an event loop of ``eventLoopGroup``.
   ///
   /// - Throws: A ``PostgresJournalError``: the commit that covered the caller's entries failed

@@ -19,8 +19,9 @@ enum QueryFailure: Error, Sendable, Equatable {
 /// The connection's I/O runs on an event loop of this package's own
 /// (``JournalConnection/eventLoops``), never on a thread of Swift concurrency's cooperative pool
 /// nor on an event loop the application drives. That is what makes ``runBlocking(_:)`` safe:
-/// the thread it blocks waits for work that no blocked thread can hold up, so it cannot
-/// deadlock, and a wait is bounded by ``timeout``.
+/// the thread it blocks waits for work that no blocked thread can hold up (short of a
+/// PostgreSQL lock held by a task that needs the pool: see `PostgresLogSink.waitUntilDurable()`),
+/// and a wait is bounded by ``timeout``.
 final class JournalConnection: Sendable {
   /// The event loop every journal connection of the process runs on: one thread, made on first
   /// use and kept for the life of the process (like NIO's own singletons).
