@@ -19,16 +19,16 @@ if [ -z "${PG_BIN:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&
   fi
 fi
 
-# A test process killed half-way leaves its clusters running; stop any left by an earlier run.
-for data in "${TMPDIR:-/tmp}"/reduce-pg-*/data; do
-  [ -d "$data" ] || continue
-  bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+# A test process killed half-way leaves its clusters running: stop those left by a run that
+# ended more than an hour ago (a run going on now keeps its own).
+find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'reduce-pg-*' -type d -mmin +60 | while read -r dir; do
+  bin=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
   if [ "$(id -u)" -eq 0 ]; then
-    runuser -u postgres -- "${PG_BIN:-$bin}/pg_ctl" -D "$data" -m immediate stop > /dev/null 2>&1 || true
+    runuser -u postgres -- "$bin/pg_ctl" -D "$dir/data" -m immediate stop > /dev/null 2>&1 || true
   else
-    "${PG_BIN:-$bin}/pg_ctl" -D "$data" -m immediate stop > /dev/null 2>&1 || true
+    "$bin/pg_ctl" -D "$dir/data" -m immediate stop > /dev/null 2>&1 || true
   fi
-  rm -rf "$(dirname "$data")"
+  rm -rf "$dir"
 done
 
 swift build --build-tests
