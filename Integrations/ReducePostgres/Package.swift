@@ -57,6 +57,7 @@ let package = Package(
       dependencies: [
         "ReducePostgres", "ReducePostgresCluster", "ReducePostgresCrashWriter",
         "reduce-postgres-bench",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "Reduce", package: "Reduce"),
         .product(name: "ReduceLogging", package: "Reduce"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
