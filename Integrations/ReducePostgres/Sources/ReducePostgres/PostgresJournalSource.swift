@@ -3,8 +3,8 @@ import NIOCore
 public import PostgresNIO
 public import ReduceLogging
 
-/// A PostgreSQL journal stream, read by `seq`: what replay, a ``JournalReader`` and a
-/// ``StandbyStore`` read a ``PostgresLogSink``'s entries from.
+/// A PostgreSQL journal stream, read by `seq`: what replay, a `JournalReader` and a
+/// `StandbyStore` read a ``PostgresLogSink``'s entries from.
 ///
 /// ```swift
 /// let journal = PostgresJournalSource(configuration: configuration, stream: "ledger")

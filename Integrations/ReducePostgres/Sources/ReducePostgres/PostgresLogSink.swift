@@ -3,7 +3,7 @@ import NIOCore
 public import PostgresNIO
 public import ReduceLogging
 
-/// A journal sink that keeps an ``AuditTrail``'s hash-chained entries in PostgreSQL: one row per
+/// A journal sink that keeps an `AuditTrail`'s hash-chained entries in PostgreSQL: one row per
 /// entry, keyed by `(stream, seq)`, holding the entry's exact line.
 ///
 /// ```swift
@@ -13,7 +13,7 @@ public import ReduceLogging
 /// try store.use(AuditTrail<Ledger>(sink: sink))
 /// ```
 ///
-/// **The lines.** Each entry is the line a chained ``FileLogSink`` would write: `seq` is the
+/// **The lines.** Each entry is the line a chained `FileLogSink` would write: `seq` is the
 /// number of the entry in the stream and `prev` the SHA-256 of the line before it (the genesis
 /// value for the first), both given by this sink in the order the store hands it the entries
 /// (the store's turn). The stream's lines, in `seq` order and joined with newlines, verify with
@@ -34,14 +34,15 @@ public import ReduceLogging
 /// fails at its next commit, and a second writer that appends at a `seq` already taken fails on
 /// the key (``PostgresJournalError/conflict(stream:sequence:)``). Either failure is final.
 ///
-/// **What a failure leaves.** An ``AuditTrail`` makes a change before its entry is committed
+/// **What a failure leaves.** An `AuditTrail` makes a change before its entry is committed
 /// (the entry is written first, in the turn; the commit waits for the turn to be released), so a
 /// dispatch whose commit fails has changed the store's state though it returns an error:
 ///
-/// - A failure that may pass (PostgreSQL restarting, a lost connection, a timeout: ``
-///   PostgresJournalError/unavailable(stream:reason:)``, ``PostgresJournalError/timedOut(stream:after:)``)
-///   fails the dispatches of that group; their lines are kept, and committed again (or found
-///   committed already) before the sink accepts another entry. Until that succeeds, every
+/// - A failure that may pass (PostgreSQL restarting, a lost connection, a timeout:
+///   ``PostgresJournalError/unavailable(stream:reason:)``,
+///   ``PostgresJournalError/timedOut(stream:after:)``) fails the dispatches of that group;
+///   their lines are kept, and committed again (or found committed already) before the sink
+///   accepts another entry. Until that succeeds, every
 ///   ``write(_:)`` throws, so each later dispatch fails before it changes anything. Once
 ///   PostgreSQL is back, the journal again holds every change the store made.
 /// - A final failure (fenced, a conflict) fails that group's dispatches and every later one. The
@@ -56,7 +57,7 @@ public final class PostgresLogSink: LogSink, Sendable {
   public let writer: String
   /// The stream's term when the sink opened it (raised by every takeover).
   public let term: Int
-  /// The stream's last line when the sink opened it (``JournalPosition/start`` for a new
+  /// The stream's last line when the sink opened it (`JournalPosition.start` for a new
   /// stream): the sink's first entry follows it.
   public let openedPosition: JournalPosition
   private let connection: JournalConnection
@@ -86,7 +87,7 @@ public final class PostgresLogSink: LogSink, Sendable {
   ///   - writer: This writer's name, the same across its restarts (a host name, say).
   ///   - takingOver: Whether to take the stream from its holder (a promotion). Without it,
   ///     opening a stream another writer holds fails.
-  ///   - checkpoints: Keyed checkpoints (``AuditCheckpoints``) to add to the chain, so that
+  ///   - checkpoints: Keyed checkpoints (`AuditCheckpoints`) to add to the chain, so that
   ///     someone who can write the table but does not hold the key cannot rewrite the chain
   ///     unnoticed; none by default.
   ///   - timeout: The longest a commit (with reconnecting) may take before it fails.
@@ -169,7 +170,7 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// Runs in the store's turn and sends nothing, unless an earlier commit failed: its lines are
   /// then committed again first, and if that fails too, this entry is refused.
   ///
-  /// - Parameter record: The entry, in ``LogFormat/jsonLines``.
+  /// - Parameter record: The entry, in `LogFormat.jsonLines`.
   /// - Throws: A ``PostgresJournalError``: the sink stopped (fenced, a conflict, closed), or the
   ///   lines of a failed commit still cannot be committed.
   public func write(_ record: LogRecord) throws {
@@ -196,7 +197,7 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// sink's timeout. The commit itself runs on an event loop thread that this package owns,
   /// never on Swift concurrency's cooperative pool nor on an event loop the application drives,
   /// so a blocked thread, cooperative or not, cannot hold it up. Blocking a cooperative thread
-  /// for the length of a commit costs what a blocking `fsync` of a ``FileLogSink`` costs: that
+  /// for the length of a commit costs what a blocking `fsync` of a `FileLogSink` costs: that
   /// thread does no other work meanwhile.
   ///
   /// One thing can still hold a commit up: a PostgreSQL lock on the journal's tables held by a

@@ -5,7 +5,7 @@ public import ReduceLogging
 
 extension StandbyStore {
   /// Promotes the standby of a PostgreSQL stream: takes the stream over, applies every entry
-  /// committed before, and makes the standby's store a primary whose ``AuditTrail`` continues
+  /// committed before, and makes the standby's store a primary whose `AuditTrail` continues
   /// the chain.
   ///
   /// The takeover comes first: it makes `writer` the stream's holder with a new term, waiting
@@ -37,7 +37,7 @@ extension StandbyStore {
   ///   - logger: Where postgres-nio logs.
   /// - Returns: The store, now a primary.
   /// - Throws: A ``PostgresJournalError`` when the stream cannot be taken over; a
-  ///   `StandbyError` as ``StandbyStore/promote(middleware:journal:)`` throws it, with
+  ///   `StandbyError` as `StandbyStore.promote(middleware:journal:)` throws it, with
   ///   `StandbyError.diverged(applied:journal:)` when the standby did not end at the stream's
   ///   last line.
   public func promote(
