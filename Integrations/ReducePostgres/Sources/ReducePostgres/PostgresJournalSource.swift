@@ -9,7 +9,8 @@ public import ReduceLogging
 /// ```swift
 /// let journal = PostgresJournalSource(configuration: configuration, stream: "ledger")
 /// let store = try Store(initialState: Ledger(), mutators: [balances])
-/// try await AuditLog.replay(from: journal, into: store, actions: ReplayableActions([LedgerAction.self]))
+/// try await AuditLog.replay(
+///   from: journal, into: store, actions: ReplayableActions([LedgerAction.self]))
 /// ```
 ///
 /// **Following.** ``waitForLines(after:timeout:)`` listens on the journal's notification channel
