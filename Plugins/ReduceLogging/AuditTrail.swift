@@ -57,7 +57,7 @@ public struct AuditTrail<State: Sendable>: Middleware {
   /// - Parameters:
   ///   - name: The middleware's name.
   ///   - sink: Where entries go, as JSON lines: usually a chained
-  ///     ``FileLogSink`` (``init(name:path:durability:filter:redactedFields:now:)``).
+  ///     ``FileLogSink`` (``init(name:path:durability:checkpoints:filter:redactedFields:now:)``).
   ///   - filter: Which actions to record; the others are passed on unrecorded. Leave it out for
   ///     a log that replays to the store's state.
   ///   - redactedFields: Field names whose values are recorded as `<redacted>` (see
