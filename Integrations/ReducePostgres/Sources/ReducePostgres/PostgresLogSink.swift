@@ -1,0 +1,318 @@
+public import Logging
+import NIOCore
+public import PostgresNIO
+public import ReduceLogging
+
+/// A journal sink that keeps an `AuditTrail`'s hash-chained entries in PostgreSQL: one row per
+/// entry, keyed by `(stream, seq)`, holding the entry's exact line.
+///
+/// ```swift
+/// let sink = try await PostgresLogSink.open(
+///   configuration: configuration, stream: "ledger", writer: "ledger-a")
+/// let store = try Store(initialState: ledger, mutators: [balances])
+/// try store.use(AuditTrail<Ledger>(sink: sink))
+/// ```
+///
+/// **The lines.** Each entry is the line a chained `FileLogSink` would write: `seq` is the
+/// number of the entry in the stream and `prev` the SHA-256 of the line before it (the genesis
+/// value for the first), both given by this sink in the order the store hands it the entries
+/// (the store's turn). The stream's lines, in `seq` order and joined with newlines, verify with
+/// `AuditLog.verify(_:)` byte for byte. The column is `bytea`, so no encoding conversion
+/// touches them.
+///
+/// **Group commit.** ``write(_:)`` numbers, chains and queues the line and returns; nothing is
+/// sent while the store's turn is held. ``waitUntilDurable()``, which the trail runs after the
+/// turn, before the dispatch returns, commits every queued line of every dispatcher waiting
+/// meanwhile in one `INSERT` (one transaction), led by one of them, and returns once the caller's
+/// lines are committed. With PostgreSQL's default `synchronous_commit = on`, committed means
+/// flushed to the server's disk (and to its synchronous standbys, if it has any).
+///
+/// **Fencing.** A stream has one holder, named by `writer`. Opening a stream that another
+/// writer holds fails with ``PostgresJournalError/fenced(stream:holder:)``, unless `takingOver`
+/// (a promotion, the operator's decision), which makes this writer the holder with a new term.
+/// Every commit checks the term in the same statement, so a writer whose stream was taken over
+/// fails at its next commit, and a second writer that appends at a `seq` already taken fails on
+/// the key (``PostgresJournalError/conflict(stream:sequence:)``). Either failure is final.
+///
+/// **What a failure leaves.** An `AuditTrail` makes a change before its entry is committed
+/// (the entry is written first, in the turn; the commit waits for the turn to be released), so a
+/// dispatch whose commit fails has changed the store's state though it returns an error:
+///
+/// - A failure that may pass (PostgreSQL restarting, a lost connection, a timeout:
+///   ``PostgresJournalError/unavailable(stream:reason:)``,
+///   ``PostgresJournalError/timedOut(stream:after:)``) fails the dispatches of that group;
+///   their lines are kept, and committed again (or found committed already) before the sink
+///   accepts another entry. Until that succeeds, every
+///   ``write(_:)`` throws, so each later dispatch fails before it changes anything. Once
+///   PostgreSQL is back, the journal again holds every change the store made.
+/// - A final failure (fenced, a conflict) fails that group's dispatches and every later one. The
+///   group's changes are in the store's state and not in the journal: the store must not serve
+///   anything more; rebuild it from the journal, as a standby of the new holder.
+///
+/// The sink's API is synchronous; see ``waitUntilDurable()`` for how it waits for PostgreSQL.
+public final class PostgresLogSink: LogSink, Sendable {
+  /// The stream the sink appends to.
+  public let stream: String
+  /// The writer's name, recorded as the stream's holder.
+  public let writer: String
+  /// The stream's term when the sink opened it (raised by every takeover).
+  public let term: Int
+  /// The stream's last line when the sink opened it (`JournalPosition.start` for a new
+  /// stream): the sink's first entry follows it.
+  public let openedPosition: JournalPosition
+  private let connection: JournalConnection
+  private let queue: CommitQueue
+
+  private init(
+    stream: String, writer: String, term: Int, chain: JournalChain,
+    connection: JournalConnection
+  ) {
+    self.stream = stream
+    self.writer = writer
+    self.term = term
+    self.openedPosition = chain.position
+    self.connection = connection
+    self.queue = CommitQueue(chain: chain) { rows throws(PostgresJournalError) in
+      try Self.commit(rows, stream: stream, term: term, connection: connection)
+    }
+  }
+
+  /// Opens a stream for appending: creates the tables if needed, claims or checks the stream's
+  /// holder, and reads its last line to continue its chain.
+  ///
+  /// - Parameters:
+  ///   - configuration: How to reach PostgreSQL (`PostgresConnection.Configuration`, over TCP
+  ///     or a unix socket).
+  ///   - stream: The stream's name: one store's journal.
+  ///   - writer: This writer's name, the same across its restarts (a host name, say).
+  ///   - takingOver: Whether to take the stream from its holder (a promotion). Without it,
+  ///     opening a stream another writer holds fails.
+  ///   - checkpoints: Keyed checkpoints (`AuditCheckpoints`) to add to the chain, so that
+  ///     someone who can write the table but does not hold the key cannot rewrite the chain
+  ///     unnoticed; none by default.
+  ///   - timeout: The longest a commit (with reconnecting) may take before it fails.
+  ///   - logger: Where postgres-nio logs.
+  /// - Returns: The sink, positioned after the stream's last line.
+  /// - Throws: ``PostgresJournalError/fenced(stream:holder:)`` when another writer holds the
+  ///   stream; ``PostgresJournalError/unavailable(stream:reason:)`` when PostgreSQL cannot be
+  ///   reached; ``PostgresJournalError/cannotContinueChain(stream:sequence:reason:)`` when the
+  ///   last line is not a chained entry.
+  public static func open(
+    configuration: PostgresConnection.Configuration, stream: String, writer: String,
+    takingOver: Bool = false, checkpoints: AuditCheckpoints? = nil,
+    timeout: Duration = .seconds(10),
+    logger: Logger = Logger(label: "ReducePostgres")
+  ) async throws(PostgresJournalError) -> PostgresLogSink {
+    guard !stream.isEmpty else { throw .invalidName("stream name") }
+    guard !writer.isEmpty else { throw .invalidName("writer name") }
+    let connection = JournalConnection(
+      configuration: configuration, timeout: timeout, logger: logger)
+    func run(_ query: PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult {
+      do {
+        return try await connection.run(query)
+      } catch {
+        switch error {
+        case .timedOut: throw .timedOut(stream: stream, after: timeout)
+        case .uniqueViolation:
+          throw .unavailable(stream: stream, reason: "a unique key was broken while opening")
+        case .failed(let reason): throw .unavailable(stream: stream, reason: reason)
+        }
+      }
+    }
+    let exists = try await run(JournalSQL.tablesExist).rows.first.flatMap {
+      try? $0.decode(Bool.self)
+    }
+    if exists != true {
+      for statement in JournalSQL.schema {
+        do {
+          _ = try await run(statement)
+        } catch .unavailable(_, let reason) where reason.contains("42P07") {
+          // Created meanwhile by another writer.
+        } catch .unavailable(_, let reason) where reason.contains("a unique key was broken") {
+          // Created meanwhile by another writer (a duplicate in the catalog).
+        }
+      }
+    }
+    _ = try await run(JournalSQL.register(stream: stream, writer: writer))
+    let claim =
+      takingOver
+      ? JournalSQL.takeOver(stream: stream, writer: writer)
+      : JournalSQL.holder(stream: stream)
+    let holder = try await run(claim).rows.first.flatMap {
+      try? $0.decode((String, Int64).self)
+    }
+    guard let (name, term) = holder else {
+      throw .unavailable(stream: stream, reason: "the stream's holder could not be read")
+    }
+    guard name == writer else { throw .fenced(stream: stream, holder: name) }
+    var position = JournalPosition.start
+    if let row = try await run(JournalSQL.last(stream: stream)).rows.first {
+      guard let (seq, line) = try? row.decode((Int64, ByteBuffer).self) else {
+        throw .unavailable(stream: stream, reason: "the last line could not be read")
+      }
+      let bytes = Array(buffer: line)
+      try checkLastLine(bytes, sequence: Int(seq), stream: stream)
+      position = JournalPosition(sequence: Int(seq), hash: AuditLog.hash(ofLine: bytes))
+    }
+    let chain: JournalChain
+    do {
+      chain = try JournalChain(after: position, checkpoints: checkpoints)
+    } catch {
+      throw .cannotContinueChain(
+        stream: stream, sequence: position.sequence, reason: error.description)
+    }
+    return PostgresLogSink(
+      stream: stream, writer: writer, term: Int(term), chain: chain, connection: connection)
+  }
+
+  /// Numbers, chains and queues the entry's line; ``waitUntilDurable()`` commits it.
+  ///
+  /// Runs in the store's turn and sends nothing, unless an earlier commit failed: its lines are
+  /// then committed again first, and if that fails too, this entry is refused.
+  ///
+  /// - Parameter record: The entry, in `LogFormat.jsonLines`.
+  /// - Throws: A ``PostgresJournalError``: the sink stopped (fenced, a conflict, closed), or the
+  ///   lines of a failed commit still cannot be committed.
+  public func write(_ record: LogRecord) throws {
+    try append(record)
+  }
+
+  /// Queues the entry (and a checkpoint when one is due) and returns the last `seq` queued.
+  @discardableResult
+  func append(_ record: LogRecord) throws(PostgresJournalError) -> Int {
+    guard record.format == .jsonLines else { throw .notJSONLines(stream: stream) }
+    return try queue.append(record)
+  }
+
+  /// True: an entry is committed only once ``waitUntilDurable()`` has returned.
+  public var defersDurability: Bool { true }
+
+  /// Waits until every entry written before the call is committed in PostgreSQL.
+  ///
+  /// A group commit: if a commit is running, the caller waits for it and decides again;
+  /// otherwise it commits every queued line, its own and those of every dispatcher that wrote
+  /// meanwhile, in one transaction.
+  ///
+  /// The wait blocks the calling thread (the `LogSink` API is synchronous), for at most the
+  /// sink's timeout. The commit itself runs on an event loop thread that this package owns,
+  /// never on Swift concurrency's cooperative pool nor on an event loop the application drives,
+  /// so a blocked thread, cooperative or not, cannot hold it up. Blocking a cooperative thread
+  /// for the length of a commit costs what a blocking `fsync` of a `FileLogSink` costs: that
+  /// thread does no other work meanwhile.
+  ///
+  /// One thing can still hold a commit up: a PostgreSQL lock on the journal's tables held by a
+  /// task of the same process that needs the cooperative pool to go on (an open transaction
+  /// that ran DDL or `LOCK` on them, say). If the dispatchers blocked in this wait fill the
+  /// pool, that task cannot finish its transaction, and the commits wait for its lock until
+  /// the timeout. The sink's own statements never hold a lock across an `await` (found the
+  /// hard way: creating the tables in one transaction did exactly this); keep it so in yours.
+  /// Do not dispatch to an audited store from an event loop of ``eventLoopGroup``.
+  ///
+  /// - Throws: A ``PostgresJournalError``: the commit that covered the caller's entries failed
+  ///   (their changes are made; see the type's documentation), or the sink stopped.
+  public func waitUntilDurable() throws {
+    try queue.waitUntilCommitted()
+  }
+
+  /// The `seq` of the last entry known to be committed.
+  public var committedSequence: Int { queue.committedSequence }
+
+  /// How many commits the sink made, and how many entries they held in all.
+  public var commitCounts: (commits: Int, entries: Int) {
+    let counts = queue.groupCounts
+    return (counts.groups, counts.lines)
+  }
+
+  /// Stops the sink and closes its connection; entries not yet committed are not committed.
+  ///
+  /// Every later write throws ``PostgresJournalError/closed(stream:)``.
+  public func close() {
+    queue.stop(.closed(stream: stream))
+    connection.close()
+  }
+
+  /// The event loops the package's connections run on (one thread), never to be blocked.
+  public static var eventLoopGroup: any EventLoopGroup { JournalConnection.eventLoops }
+
+  /// Checks that the stored last line begins as a chained line with its row's `seq`:
+  /// `{"seq":<seq>,"prev":"<64 hexadecimal digits>"`.
+  private static func checkLastLine(_ bytes: [UInt8], sequence: Int, stream: String)
+    throws(PostgresJournalError)
+  {
+    let start = Array(#"{"seq":\#(sequence),"prev":""#.utf8)
+    let hex = Array("0123456789abcdef".utf8)
+    guard bytes.starts(with: start), bytes.count >= start.count + 65,
+      bytes[start.count..<start.count + 64].allSatisfy(hex.contains),
+      bytes[start.count + 64] == UInt8(ascii: "\"")
+    else {
+      throw .cannotContinueChain(
+        stream: stream, sequence: sequence,
+        reason: "the stored line does not begin with seq \(sequence) and a prev hash")
+    }
+  }
+
+  /// Commits a group: inserts it if the term is still the writer's, and sorts out a
+  /// conflict on the key (lines of an earlier commit whose answer was lost are found, the
+  /// same bytes, and left as they are).
+  static func commit(
+    _ rows: [JournalRow], stream: String, term: Int, connection: JournalConnection
+  ) throws(PostgresJournalError) {
+    var remaining = rows
+    for _ in 0..<3 {
+      guard let first = remaining.first, let last = remaining.last else { return }
+      do {
+        let result = try connection.runBlocking(
+          JournalSQL.insert(stream: stream, term: term, rows: remaining))
+        let inserted = result.rows.first.flatMap { try? $0.decode(Int64.self) } ?? -1
+        if inserted == Int64(remaining.count) { return }
+        guard inserted == 0 else {
+          throw PostgresJournalError.unavailable(
+            stream: stream, reason: "\(inserted) of \(remaining.count) rows were inserted")
+        }
+        // The term is no longer the writer's: the stream was taken over.
+        let holder = try connection.runBlocking(JournalSQL.holder(stream: stream)).rows.first
+          .flatMap { try? $0.decode((String, Int64).self) }
+        throw PostgresJournalError.fenced(stream: stream, holder: holder?.0 ?? "another writer")
+      } catch let error as PostgresJournalError {
+        throw error
+      } catch QueryFailure.uniqueViolation {
+        let stored = try storedLines(
+          stream: stream, from: first.sequence, through: last.sequence, connection: connection)
+        for row in remaining {
+          guard let bytes = stored[row.sequence] else { continue }
+          guard bytes == row.bytes else {
+            throw .conflict(stream: stream, sequence: row.sequence)
+          }
+        }
+        remaining.removeAll { stored[$0.sequence] != nil }
+      } catch QueryFailure.timedOut {
+        throw .timedOut(stream: stream, after: connection.timeout)
+      } catch QueryFailure.failed(let reason) {
+        throw .unavailable(stream: stream, reason: reason)
+      } catch {
+        throw .unavailable(stream: stream, reason: "\(error)")
+      }
+    }
+    throw .unavailable(stream: stream, reason: "the lines kept conflicting with stored ones")
+  }
+
+  private static func storedLines(
+    stream: String, from first: Int, through last: Int, connection: JournalConnection
+  ) throws(PostgresJournalError) -> [Int: [UInt8]] {
+    let result: PostgresQueryResult
+    do {
+      result = try connection.runBlocking(
+        JournalSQL.lines(stream: stream, from: first, through: last))
+    } catch .timedOut {
+      throw .timedOut(stream: stream, after: connection.timeout)
+    } catch {
+      throw .unavailable(stream: stream, reason: "\(error)")
+    }
+    var lines: [Int: [UInt8]] = [:]
+    for row in result.rows {
+      guard let (seq, line) = try? row.decode((Int64, ByteBuffer).self) else { continue }
+      lines[Int(seq)] = Array(buffer: line)
+    }
+    return lines
+  }
+}
