@@ -97,7 +97,7 @@ import Testing
 
   @Test("a filtered entry does not ask the metadata provider")
   func filteredEntrySkipsProvider() throws {
-    let asked = Locked(0)
+    let asked = Guarded(0)
     let provider = Logger.MetadataProvider {
       asked.withLock { $0 += 1 }
       return [:]

@@ -27,7 +27,7 @@ struct RecordedEvent: Sendable {
 
 /// The events of every copy of one ``RecordingLogHandler``.
 final class LogRecorder: Sendable {
-  private let storage = Locked<[RecordedEvent]>([])
+  private let storage = Guarded<[RecordedEvent]>([])
 
   var events: [RecordedEvent] { storage.withLock { $0 } }
 
@@ -149,7 +149,7 @@ final class SteppingClock: Clock, Sendable {
     static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
   }
 
-  private let reading = Locked<Duration>(.zero)
+  private let reading = Guarded<Duration>(.zero)
   let step: Duration
 
   init(step: Duration) {
@@ -188,3 +188,21 @@ func temporaryLogPath(_ name: String = #function) -> String {
 
 /// The sink's metadata keys.
 typealias Key = SwiftLogSink.MetadataKey
+
+/// A value guarded by a lock, for the tests' recorders: Reduce's own lock is not public.
+///
+/// `@unchecked Sendable`: the value is reached only inside `withLock`, holding `lock`.
+final class Guarded<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) {
+    self.value = value
+  }
+
+  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
+  }
+}
