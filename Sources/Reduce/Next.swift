@@ -33,7 +33,8 @@ public struct Next<State: Sendable>: Sendable {
   /// - Parameter action: The action for the rest of the chain: the one handled, or another.
   /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers.
   public func callAsFunction(_ action: any Action) throws(DispatchError) {
-    try link.core?.pass(action, to: node, dispatch: dispatch)
+    guard let core = link.core else { return }
+    try core.passOn(core, action, node, dispatch)
   }
 }
 

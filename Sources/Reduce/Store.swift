@@ -25,13 +25,19 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   - fallback: Turns a failure into an action dispatched right after it (RxDataFlow's
   ///     fallback action). A failing fallback action is published but not fallen back from.
   /// - Throws: The first ``RegistrationError`` of the mutators or middleware.
+  @inlinable
   public init(
     initialState: State,
     mutators: [Mutator<State>] = [],
     middleware: [any Middleware<State>] = [],
     fallback: (@Sendable (DispatchError) -> (any Action)?)? = nil
   ) throws(RegistrationError) {
-    core = StoreCore(initialState: initialState, fallback: fallback)
+    // The rest of a chain, made here where `State` is known (see `StoreCore.passOn`).
+    core = StoreCore(
+      initialState: initialState, fallback: fallback,
+      passOn: { core, action, node, dispatch throws(DispatchError) in
+        try core.pass(action, to: node, dispatch: dispatch)
+      })
     core.store = self
     for mutator in mutators { try core.register(mutator) }
     for plugin in middleware { try core.use(plugin) }

@@ -91,6 +91,24 @@ extension StoreCore {
     return failure
   }
 
+  /// Runs the rest of a chain for an action a middleware passed on: at once during the
+  /// dispatch it belongs to; queued when this thread is carrying out another; as a dispatch of
+  /// its own otherwise.
+  @inlinable
+  func pass(_ action: any Action, to node: ChainNode<State>?, dispatch: UInt64)
+    throws(DispatchError)
+  {
+    guard turn.isHeldByCurrentThread else {
+      try passLate(action, to: node)
+      return
+    }
+    if dispatch == currentDispatch {
+      try runChain(action, from: node)
+    } else {
+      _ = queue(.resume(action, node))
+    }
+  }
+
   /// Holding the turn: runs an action from a middleware of the chain (nil: the reducers) as a
   /// dispatch of its own; a `next` of another dispatch is queued, not run in it.
   @inlinable
