@@ -166,6 +166,7 @@ agree() {
     0) state=intact ;;
     1) state=broken ;;
     2) state=torn ;;
+    3) state=incomplete ;;
     *) fail "$name: reduce-audit verify exited $status: $(cat "verify-$name.txt")" ;;
   esac
   "$audit" html "$@" -o "$name.html" >/dev/null

@@ -285,18 +285,26 @@ extension InspectorPage {
       const count = total ? total.count : 0;
       const names = files.map((file) => file.name).join(", ");
       const place = `${count} ${count === 1 ? "entry" : "entries"}${files.length === 1 ? "" : ` in ${files.length} files`}`;
-      const message = `${names}: ${place}, chain intact`;
-      let note = null;
       if (total && total.firstSeq > 1) {
-        note = `The first entry is number ${total.firstSeq}: this continues an earlier file (a copy-and-truncate or snapshot rotation), whose last line must hash to ${total.firstPrev}. Open them together: reduce-audit html EARLIER ${names} -o PAGE.`;
+        // As `reduce-audit verify` (exit 3): the entries before the first are missing, so the
+        // log is not shown as intact. The lines it holds link up; nothing of them is marked.
+        const missing = total.firstSeq - 1;
+        const entriesText = missing === 1 ? "entry" : "entries";
+        const verb = missing === 1 ? "is" : "are";
+        const message = `${files[0].name}: line 1: the log starts at entry ${total.firstSeq}: the ${missing} ${entriesText} before it ${verb} missing; verify it with the earlier files, oldest first, or name where it must start (--from-seq ${total.firstSeq}, or --continues HASH with the hash of the earlier file's last line)`;
+        const note = `Its first prev is ${total.firstPrev}: open it with the earlier files, oldest first: reduce-audit html EARLIER ${names} -o PAGE.`;
+        return { status: "incomplete", message, note, count };
       }
-      return { status: "intact", message, note, count };
+      const message = `${names}: ${place}, chain intact`;
+      return { status: "intact", message, note: null, count };
     }
 
     // Marks each line: intact, broken (the first bad line), torn, or unchecked after it.
     function markEntries(chain) {
       let broken = entries.length;
-      if (chain.status !== "intact") broken = files[chain.file].first + chain.line - 1;
+      if (chain.status !== "intact" && chain.status !== "incomplete") {
+        broken = files[chain.file].first + chain.line - 1;
+      }
       for (let i = 0; i < entries.length; i++) {
         entries[i].state = i < broken ? "intact" : i === broken ? chain.status : "unchecked";
       }

@@ -231,7 +231,7 @@ extension InspectorPage {
     function showChain(broken) {
       const badge = $("chain");
       badge.className = `badge ${chain.status}`;
-      const label = { intact: "✓", broken: "✗ Chain broken:", torn: "Torn last line:", unavailable: "Chain not verified:" }[chain.status];
+      const label = { intact: "✓", broken: "✗ Chain broken:", torn: "Torn last line:", incomplete: "Entries missing before the first:", unavailable: "Chain not verified:" }[chain.status];
       badge.textContent = `${label} ${chain.message}`;
       badge.title = chain.message;
       $("chain-text").textContent = chain.note ? `${chain.message}. ${chain.note}` : chain.message;
