@@ -30,14 +30,39 @@ final class DemoApp {
   /// - Throws: When a plugin refuses its options or the store refuses a plugin (for example an
   ///   audit log that cannot be opened).
   init(
-    persistence: PersistenceMiddleware<AppState, TodoList>, stateFile: StateFile,
-    logPath: String?, settings: Settings
+    persistence: PersistenceMiddleware<AppState, TodoList>, undo: UndoMiddleware<AppState>,
+    stateFile: StateFile, logPath: String?, settings: Settings
   ) throws {
     let audit = logPath.map { path in
       LoggingMiddleware<AppState>(
-        name: "audit", format: .jsonLines, sink: .file(path: path, chained: true))
+        name: "audit", format: .jsonLines, sink: .file(path: path, chained: true),
+        filter: Self.isDomainAction)
     }
-    let undo = try UndoMiddleware<AppState>(
+    self.store = try Store(
+      initialState: persistence.restoring(AppState()),
+      mutators: [Mutators.todos, Mutators.ui],
+      middleware: [
+        ThunkMiddleware(dependencies: DemoDependencies(loadDelay: settings.loadDelay)),
+        persistence,
+      ] + (audit.map { [$0] } ?? []) + [undo])
+    self.undo = undo
+    self.persistence = persistence
+    self.stateFile = stateFile
+    self.logPath = logPath
+    store.subscribe(to: \.ui.loading) { phase in
+      guard case .loading(let source, let step, let steps) = phase else { return }
+      print(step == 0 ? "Loading \(source.escapingControlCharacters())..." : "  \(step)/\(steps)")
+    }
+    .store(in: &subscriptions)
+  }
+
+  /// The undo middleware: one step per change of the list, renames of one item in a row
+  /// grouped, each step labelled for the status line.
+  ///
+  /// It is made before the persistence, which saves its history beside the list (see
+  /// `StateFile.persistence(settings:undo:)`).
+  static func makeUndo() throws -> UndoMiddleware<AppState> {
+    try UndoMiddleware<AppState>(
       scope: \.todos,
       groupBy: { action in
         // Renaming one item several times in a row is one step.
@@ -58,22 +83,20 @@ final class DemoApp {
         default: nil
         }
       })
-    self.store = try Store(
-      initialState: persistence.restoring(AppState()),
-      mutators: [Mutators.todos, Mutators.ui],
-      middleware: [
-        ThunkMiddleware(dependencies: DemoDependencies(loadDelay: settings.loadDelay)),
-        persistence,
-      ] + (audit.map { [$0] } ?? []) + [undo])
-    self.undo = undo
-    self.persistence = persistence
-    self.stateFile = stateFile
-    self.logPath = logPath
-    store.subscribe(to: \.ui.loading) { phase in
-      guard case .loading(let source, let step, let steps) = phase else { return }
-      print(step == 0 ? "Loading \(source.escapingControlCharacters())..." : "  \(step)/\(steps)")
+  }
+
+  /// Whether the audit log records an action.
+  ///
+  /// It records the changes of the list (edits, a load's items, undo and redo) and a batch
+  /// holding one; UI actions (filter, notes, load progress and failures) and autosave reports
+  /// are left out.
+  nonisolated static func isDomainAction(_ action: any Action) -> Bool {
+    switch action {
+    case is TodoAction, is UndoAction, is ReplaceState<AppState>: true
+    case LoadAction.succeeded: true
+    case let batch as Batch: batch.actions.contains(where: isDomainAction)
+    default: false
     }
-    .store(in: &subscriptions)
   }
 
   // MARK: The loop

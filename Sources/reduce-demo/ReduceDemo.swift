@@ -1,5 +1,6 @@
 import Foundation
 import ReducePersistence
+import ReduceUndo
 
 /// `reduce-demo`: a terminal to-do editor on a Reduce store with its plugins in its chain.
 ///
@@ -76,13 +77,20 @@ enum ReduceDemo {
     let settings = Settings(environment: environment)
     let stateFile: StateFile
     let persistence: PersistenceMiddleware<AppState, TodoList>
+    let undo: UndoMiddleware<AppState>
+    do {
+      undo = try DemoApp.makeUndo()
+    } catch {
+      printError("reduce-demo: cannot start: \(error)")
+      return 1
+    }
     do throws(StateFile.Failure) {
       if let path = options.statePath {
         stateFile = StateFile(path: path)
       } else {
         stateFile = StateFile(path: try DefaultList.prepare(environment: environment))
       }
-      persistence = try stateFile.persistence(settings: settings)
+      persistence = try stateFile.persistence(settings: settings, undo: undo)
       try stateFile.checkWritable()
     } catch {
       printError("reduce-demo: \(error); pass another --state FILE")
@@ -91,7 +99,7 @@ enum ReduceDemo {
     let app: DemoApp
     do {
       app = try DemoApp(
-        persistence: persistence, stateFile: stateFile, logPath: options.logPath,
+        persistence: persistence, undo: undo, stateFile: stateFile, logPath: options.logPath,
         settings: settings)
     } catch {
       printError("reduce-demo: cannot start: \(error)")

@@ -1,5 +1,6 @@
 import Reduce
 import ReducePersistence
+import ReduceUndo
 
 extension StateFile {
   /// The persistence that restores the list from this file and saves it there: once edits
@@ -8,18 +9,28 @@ extension StateFile {
   ///
   /// The file keeps the layout the demo has always written, version 1 with the list's keys
   /// beside `"version"` (the `.flat` layout). After each save the persistence dispatches
-  /// `AutosaveAction.saved` or `.failed`, so that the status line and the audit log show it.
+  /// `AutosaveAction.saved` or `.failed`, so that the status line shows it.
   ///
-  /// - Parameter settings: The autosave delay.
+  /// The undo history is saved beside the list (the `"attachments"` member, key `"undo"`) and
+  /// restored with it, so that `undo` works after a restart. A history that does not lead from
+  /// the restored list (the file was edited by hand) is left out, and the list has no steps.
+  ///
+  /// - Parameters:
+  ///   - settings: The autosave delay.
+  ///   - undo: The undo middleware whose history is saved and restored.
   /// - Returns: The persistence, with the saved list restored (nil when there is no file yet).
   /// - Throws: ``Failure`` when the file exists but is not a whole saved list: the sentence
   ///   says what is wrong, and on which line. The file is left as it is.
-  func persistence(settings: Settings) throws(Failure) -> PersistenceMiddleware<AppState, TodoList>
-  {
+  func persistence(
+    settings: Settings, undo: UndoMiddleware<AppState>
+  ) throws(Failure) -> PersistenceMiddleware<AppState, TodoList> {
+    let history = PersistenceAttachment<TodoList>(
+      key: "undo", save: { undo.historyToSave(of: TodoList.self) }, restore: undo.restoreHistory)
     do {
       return try PersistenceMiddleware(
         file: path, scope: \AppState.todos, format: PersistenceFormat(version: 1, layout: .flat),
-        debounce: settings.autosaveDelay, maxWait: settings.autosaveDelay * 10, name: "Autosave"
+        debounce: settings.autosaveDelay, maxWait: settings.autosaveDelay * 10, name: "Autosave",
+        attachments: [history]
       ) { outcome -> (any Action)? in
         switch outcome {
         case .saved(let list): AutosaveAction.saved(items: list.items.count)

@@ -178,11 +178,7 @@ let everyCommandTranscript = """
     6. [ ] Run reduce-audit verify on the log
   6 items, 5 open, 1 done | filter: all | can undo (Load) | cannot redo
   > load no-such-list.txt
-  Loading no-such-list.txt...
-    1/3
-    2/3
-    3/3
-  Could not load no-such-list.txt: cannot read the file.
+  Could not load no-such-list.txt: there is no such file.
     1. [ ] Buy oat milk and eggs
     2. [x] Call Ada
     3. [ ] Water the plants
@@ -192,9 +188,9 @@ let everyCommandTranscript = """
   6 items, 5 open, 1 done | filter: all | can undo (Load) | cannot redo
   > log 3
   Last 3 entries of LOG:
-    #26 LoadAction {"progressed":{"of":3,"step":2}} ok | changed ui.loading.loading.step
-    #27 LoadAction {"progressed":{"of":3,"step":3}} ok | changed ui.loading.loading.step
-    #28 LoadAction {"failed":{"reason":"cannot read the file","source":"no-such-list.txt"}} ok | changed ui.status, ui.loading
+    #11 ReplaceState<AppState> ok | changed todos.items[0].title
+    #12 ReplaceState<AppState> ok | changed todos.items[0].title
+    #13 LoadAction {"succeeded":{"source":"the starter list","titles":["Read Guides/Concepts.md","Rename an item twice, then undo once","Run reduce-aud...
     1. [ ] Buy oat milk and eggs
     2. [x] Call Ada
     3. [ ] Water the plants
