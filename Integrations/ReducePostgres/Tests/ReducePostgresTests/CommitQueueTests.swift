@@ -14,8 +14,14 @@ import Testing
     private let lock = NSLock()
     private var groups: [[JournalRow]] = []
     private var failure: PostgresJournalError?
+    private var gate: DispatchSemaphore?
 
     func commit(_ rows: [JournalRow]) throws(PostgresJournalError) {
+      if let gate = lock.withLock({ gate }) {
+        // Held until the test opens the gate; then every commit passes it.
+        gate.wait()
+        gate.signal()
+      }
       let failure = lock.withLock { () -> PostgresJournalError? in
         if let failure = self.failure { return failure }
         groups.append(rows)
@@ -25,6 +31,8 @@ import Testing
     }
 
     func fail(with error: PostgresJournalError?) { lock.withLock { failure = error } }
+    /// Makes commits wait until `gate` is signalled.
+    func hold(until gate: DispatchSemaphore) { lock.withLock { self.gate = gate } }
     var stored: [[JournalRow]] { lock.withLock { groups } }
   }
 
@@ -94,10 +102,16 @@ import Testing
     let store = Store()
     let queue = queue(store)
     let turn = NSLock()
+    // The first commit waits until every thread has appended its first line: those lines can
+    // only be committed together, after it, however the threads are scheduled.
+    let gate = DispatchSemaphore(value: 0)
+    store.hold(until: gate)
+    let firstAppends = Guarded(0)
     await onThreads(8) { thread in
       for index in 0..<50 {
         // The store's turn: appends one at a time, in order.
         turn.withLock { _ = try? queue.append(record(thread * 100 + index)) }
+        if index == 0, firstAppends.withLock({ $0 += 1; return $0 }) == 8 { gate.signal() }
         try? queue.waitUntilCommitted()
       }
     }
@@ -105,5 +119,23 @@ import Testing
     #expect(rows.map(\.sequence) == Array(1...400))
     #expect(store.stored.count < 400)
     #expect(queue.committedSequence == 400)
+  }
+}
+
+/// A value guarded by a lock.
+///
+/// `@unchecked Sendable`: the value is reached only inside `withLock`, holding `lock`.
+final class Guarded<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value: Value
+
+  init(_ value: Value) {
+    self.value = value
+  }
+
+  func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&value)
   }
 }
