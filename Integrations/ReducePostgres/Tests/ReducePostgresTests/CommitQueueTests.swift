@@ -111,7 +111,13 @@ import Testing
       for index in 0..<50 {
         // The store's turn: appends one at a time, in order.
         turn.withLock { _ = try? queue.append(record(thread * 100 + index)) }
-        if index == 0, firstAppends.withLock({ $0 += 1; return $0 }) == 8 { gate.signal() }
+        let appended =
+          index == 0
+          ? firstAppends.withLock { count -> Int in
+            count += 1
+            return count
+          } : 0
+        if appended == 8 { gate.signal() }
         try? queue.waitUntilCommitted()
       }
     }
