@@ -35,7 +35,9 @@
     ///
     /// The expectation starts from the state before the action; the closure changes it into
     /// the state the action should produce. Without a closure the action must leave the state
-    /// unchanged. It fails when actions received earlier were not asserted.
+    /// unchanged. It fails when actions received earlier were not asserted, and when the
+    /// dispatch fails (a middleware rejects the action, a reducer throws): to send an action
+    /// that should fail, use ``send(_:failsWith:sourceLocation:assert:)``.
     ///
     /// - Parameters:
     ///   - action: The action to dispatch.
@@ -50,6 +52,40 @@
       assert expectedChange: ((inout State) throws -> Void)? = nil
     ) -> Result<State, DispatchError> {
       send(action, at: TestFailure.Location(sourceLocation), assert: expectedChange)
+    }
+
+    /// Sends an action that should fail, and returns the error it fails with.
+    ///
+    /// It fails when the dispatch succeeds, or fails with a cause of another type. `E` is the
+    /// type the reducer or middleware threw, as in `DispatchError.underlying(as:)`; pass
+    /// `DispatchError.self` to accept any failure and get the whole error (which middleware
+    /// rejected the action, which mutator threw). The state is checked as by
+    /// ``send(_:sourceLocation:assert:)``: a failed dispatch usually changes nothing, so the
+    /// closure is usually left out.
+    ///
+    /// ```swift
+    /// let refusal = store.send(LedgerAction.withdrew("ada", 500), failsWith: LedgerError.self)
+    /// #expect(refusal == .insufficientFunds)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - action: The action to dispatch.
+    ///   - type: The error type the dispatch should fail with, such as `LedgerError.self`.
+    ///   - sourceLocation: Where failures are reported; the call's location by default.
+    ///   - expectedChange: Changes the state before the action into the expected state after
+    ///     it.
+    /// - Returns: The error, or nil when the dispatch did not fail with an `E` (a failure is
+    ///   then reported).
+    @discardableResult
+    public func send<E: Error>(
+      _ action: some Action,
+      failsWith type: E.Type,
+      sourceLocation: SourceLocation = #_sourceLocation,
+      assert expectedChange: ((inout State) throws -> Void)? = nil
+    ) -> E? {
+      send(
+        action, failsWith: type, at: TestFailure.Location(sourceLocation),
+        assert: expectedChange)
     }
 
     /// Asserts that the oldest unasserted received action has a type, and the exact state change
@@ -163,6 +199,31 @@
     ) -> Result<State, DispatchError> {
       send(
         action,
+        at: TestFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
+        assert: expectedChange)
+    }
+
+    /// Sends an action that should fail, and returns the error it fails with.
+    ///
+    /// - Parameters:
+    ///   - action: The action to dispatch.
+    ///   - type: The error type the dispatch should fail with; `DispatchError.self` for any.
+    ///   - fileID: The caller's file, for failures.
+    ///   - filePath: The caller's file path, for failures.
+    ///   - line: The caller's line, for failures.
+    ///   - column: The caller's column, for failures.
+    ///   - expectedChange: Changes the state before the action into the expected state after it.
+    /// - Returns: The error, or nil when the dispatch did not fail with an `E`.
+    @discardableResult
+    public func send<E: Error>(
+      _ action: some Action,
+      failsWith type: E.Type,
+      fileID: String = #fileID, filePath: String = #filePath, line: Int = #line,
+      column: Int = #column,
+      assert expectedChange: ((inout State) throws -> Void)? = nil
+    ) -> E? {
+      send(
+        action, failsWith: type,
         at: TestFailure.Location(fileID: fileID, filePath: filePath, line: line, column: column),
         assert: expectedChange)
     }

@@ -8,7 +8,9 @@ public import Reduce
 /// middleware or an observer, delivered late by a throttle, sent by a thunk) are *received*:
 /// each must be asserted, in order, with `receive(_:timeout:sourceLocation:assert:)` (by type or by value) or
 /// ``receive(where:timeout:sourceLocation:assert:)``, and ``finish(sourceLocation:)`` fails if
-/// any is left.
+/// any is left. A sent action whose dispatch fails (a middleware rejects it, a reducer throws)
+/// is a failure too, in both modes, unless the test expects it with
+/// ``send(_:failsWith:sourceLocation:assert:)``.
 ///
 /// ```swift
 /// let store = try TestStore(initialState: Counter(), mutators: [counter])
@@ -77,8 +79,13 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
 
   // MARK: Assertions
 
+  /// Sends an action; a failed dispatch is a test failure unless `expectedFailure` is given.
+  ///
+  /// With `expectedFailure`, the dispatch must fail and its error match: the check takes the
+  /// error and returns whether it is the expected one.
   func send(
     _ action: some Action, at location: TestFailure.Location,
+    expectedFailure: (type: String, matches: (DispatchError) -> Bool)? = nil,
     assert expectedChange: ((inout State) throws -> Void)?
   ) -> Result<State, DispatchError> {
     let unasserted = log.takeReceived()
@@ -93,6 +100,27 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
     let sent = log.takeSent()
     let from = sent.before ?? before
     let actual = sent.reduced.last?.after ?? from
+    switch (result, expectedFailure) {
+    case (.success, nil):
+      break
+    case (.failure(let error), nil):
+      fail(
+        "Sending \(describe(action)) failed: \(error)\n"
+          + "If the failure is expected, say so: send(_:failsWith:), such as "
+          + "send(action, failsWith: DispatchError.self).",
+        at: location)
+    case (.success, let expected?):
+      fail(
+        "Expected sending \(describe(action)) to fail with \(expected.type), but it succeeded.",
+        at: location)
+    case (.failure(let error), let expected?):
+      if !expected.matches(error) {
+        fail(
+          "Expected sending \(describe(action)) to fail with \(expected.type), but it failed "
+            + "with \(type(of: error.underlying)): \(error)",
+          at: location)
+      }
+    }
     check(
       from: from, to: actual, expectedChange, at: location,
       what: "sending \(describe(action))")
@@ -170,6 +198,24 @@ public final class TestStore<State: Equatable & Sendable>: Sendable {
       lines = ["    − \(StateDiff.describe(expected))", "    + \(StateDiff.describe(actual))"]
     }
     fail(headline + " (− expected, + actual):\n" + lines.joined(separator: "\n"), at: location)
+  }
+
+  /// Sends an action that must fail with an error of type `E`, and returns that error.
+  func send<E: Error>(
+    _ action: some Action, failsWith type: E.Type, at location: TestFailure.Location,
+    assert expectedChange: ((inout State) throws -> Void)?
+  ) -> E? {
+    let result = send(
+      action, at: location,
+      expectedFailure: ("\(type)", { Self.error($0, as: type) != nil }),
+      assert: expectedChange)
+    guard case .failure(let error) = result else { return nil }
+    return Self.error(error, as: type)
+  }
+
+  /// The failure itself when `E` is `DispatchError`, else its cause as an `E`.
+  private static func error<E: Error>(_ error: DispatchError, as type: E.Type) -> E? {
+    Result<Void, DispatchError>.failure(error).failure(as: type)
   }
 
   private func fail(_ message: String, at location: TestFailure.Location) {

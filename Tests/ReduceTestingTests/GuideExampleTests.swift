@@ -111,3 +111,40 @@ final class ProfileXCTests: XCTestCase {
     store.finish()
   }
 }
+
+// "Failed dispatches": the example as it stands in the guide.
+
+struct Ledger: Equatable, Sendable {
+  var balances: [String: Int] = [:]
+}
+
+enum LedgerAction: Action {
+  case deposited(account: String, amount: Int)
+  case withdrew(account: String, amount: Int)
+}
+
+struct InsufficientFunds: Error, Equatable {
+  var account: String
+}
+
+let balances = Mutator(
+  \Ledger.balances,
+  validate: { (balances: [String: Int], action: LedgerAction) throws(InsufficientFunds) in
+    if case .withdrew(let account, let amount) = action, balances[account, default: 0] < amount {
+      throw InsufficientFunds(account: account)
+    }
+  },
+  reduce: { balances, action in
+    switch action {
+    case .deposited(let account, let amount): balances[account, default: 0] += amount
+    case .withdrew(let account, let amount): balances[account, default: 0] -= amount
+    }
+  })
+
+@Test func overdraftIsRefused() throws {
+  let store = try TestStore(initialState: Ledger(), mutators: [balances])
+  store.send(LedgerAction.deposited(account: "ada", amount: 100)) { $0.balances["ada"] = 100 }
+  let refusal = store.send(
+    LedgerAction.withdrew(account: "ada", amount: 150), failsWith: InsufficientFunds.self)
+  #expect(refusal == InsufficientFunds(account: "ada"))
+}

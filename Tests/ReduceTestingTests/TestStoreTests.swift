@@ -169,9 +169,9 @@ private let pingMutator = Mutator(\Counter.log, key: "pings") { (log: inout [Str
       initialState: Counter(), mutators: [counterMutator], middleware: [guardian])
     let ok = store.send(CounterAction.incremented(by: 1)) { $0.count = 1 }
     #expect(try ok.get().count == 1)
-    let refused = store.send(CounterAction.reset)
-    guard case .failure(.rejected(let name, _, _)) = refused else {
-      Issue.record("expected a rejection, got \(refused)")
+    let refused = store.send(CounterAction.reset, failsWith: DispatchError.self)
+    guard case .rejected(let name, _, _) = refused else {
+      Issue.record("expected a rejection, got \(String(describing: refused))")
       return
     }
     #expect(name == "guard")
