@@ -255,7 +255,7 @@ public struct AuditTrail<State: Sendable>: Middleware {
 /// If the rotation fails, the dispatch fails with
 /// `DispatchError.middlewareFailed(name:action:underlying:)` (an ``AuditTrailError`` or a
 /// ``LogSinkError``) and the log goes on in its file. The action then goes on down the chain;
-/// no mutator should handle it, and the trail records no entry for it. Inside a ``Batch`` it
+/// no mutator should handle it, and the trail records no entry for it. Inside a `Batch` it
 /// does not rotate: the state there holds the batch's earlier changes, which the batch's entry,
 /// written after the snapshot, would record again.
 public struct RotateAuditLog: Action {

@@ -92,7 +92,7 @@ public struct ThrottleMiddleware<State: Sendable>: Middleware {
 
   /// Holds back, delays or passes on an action by the rules; performs ``ThrottleAction``s.
   ///
-  /// The actions of a ``Batch`` go through the rules as any action does: one held back is not
+  /// The actions of a `Batch` go through the rules as any action does: one held back is not
   /// part of the batch, and is delivered later as a dispatch of its own.
   ///
   /// - Parameters:
