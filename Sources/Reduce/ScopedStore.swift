@@ -50,7 +50,8 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   private func startTracking() {
     guard tracking.withLock({ $0 == nil }) else { return }
     let isDuplicate = equality(of: State.self)
-    let subscription = scope.observe(\.self, by: isDuplicate, initial: false) { [weak self] _ in
+    let subscription = scope.observeWhole(by: isDuplicate, initial: false, finish: nil) {
+      [weak self] _ in
       guard let self else { return }
       self.registrar.withMutation(of: self, keyPath: \.state) {}
     }
@@ -102,7 +103,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
   public func subscribe(initial: Bool = true, _ observer: @escaping @Sendable (State) -> Void)
     -> Subscription
   {
-    scope.observe({ $0 }, by: equality(of: State.self), initial: initial, observer)
+    scope.observeWhole(by: equality(of: State.self), initial: initial, finish: nil, observer)
   }
 
   /// Observes one value of the substate.
@@ -160,7 +161,7 @@ public final class ScopedStore<State: Sendable>: Sendable, Observable {
     let scope = scope
     let isDuplicate = equality(of: State.self)
     return StateSequence(isDuplicate: isDuplicate) { continuation in
-      scope.observe({ $0 }, by: isDuplicate, initial: true, finish: { continuation.finish() }) {
+      scope.observeWhole(by: isDuplicate, initial: true, finish: { continuation.finish() }) {
         continuation.yield($0)
       }
     }
@@ -249,6 +250,10 @@ protocol ScopeSource<State>: Sendable {
     _ keyPath: KeyPath<State, Value> & Sendable, initial: Bool,
     finish: (@Sendable () -> Void)?, _ observer: @escaping @Sendable (Value) -> Void
   ) -> Subscription
+  func observeWhole(
+    by isDuplicate: (@Sendable (State, State) -> Bool)?, initial: Bool,
+    finish: (@Sendable () -> Void)?, _ observer: @escaping @Sendable (State) -> Void
+  ) -> Subscription
   func scoped<Child: Sendable>(_ keyPath: KeyPath<State, Child> & Sendable)
     -> any ScopeSource<Child>
   func scoped<Child: Sendable>(_ derive: @escaping @Sendable (State) -> Child)
@@ -320,6 +325,19 @@ struct Scope<Root: Sendable, State: Sendable>: ScopeSource {
     return store.core.observe(
       { $0[keyPath: full.path] }, isDuplicate: { $0 == $1 }, range: byteRange(of: full.path),
       shareKey: full.path as AnyKeyPath, initial: initial, finish: finish, observer)
+  }
+
+  /// The whole substate: subscribers of one key-path scope share one read and one comparison.
+  func observeWhole(
+    by isDuplicate: (@Sendable (State, State) -> Bool)?, initial: Bool,
+    finish: (@Sendable () -> Void)?, _ observer: @escaping @Sendable (State) -> Void
+  ) -> Subscription {
+    guard let path else {
+      return observe({ $0 }, by: isDuplicate, initial: initial, finish: finish, observer)
+    }
+    return store.core.observe(
+      { $0[keyPath: path.path] }, isDuplicate: isDuplicate, range: byteRange(of: path.path),
+      shareKey: path.path as AnyKeyPath, initial: initial, finish: finish, observer)
   }
 
   func scoped<Child: Sendable>(_ keyPath: KeyPath<State, Child> & Sendable)
