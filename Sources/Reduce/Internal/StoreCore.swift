@@ -51,20 +51,20 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// step without it).
   @usableFromInline let passOn: PassOn<State>
   private let fallback: (@Sendable (DispatchError) -> (any Action)?)?
-  private let errorSinks = Locked(ErrorSinks())
+  let errorSinks = Locked(ErrorSinks())
 
   // Touched only holding the turn.
   @usableFromInline let reducer: Reducer<State>
-  @usableFromInline private(set) var registry = Registry<State>()
-  @usableFromInline private(set) var chain = Chain<State>()
-  @usableFromInline private(set) var observers = ObserverList<State>()
+  @usableFromInline var registry = Registry<State>()
+  @usableFromInline var chain = Chain<State>()
+  @usableFromInline var observers = ObserverList<State>()
   @usableFromInline private(set) var followUps: [Work<State>] = []
   private var nextFollowUp = 0
   /// The dispatch being carried out: a `next` of another one is queued, not run in it.
   @usableFromInline var currentDispatch: UInt64 = 0
   /// Whether `state` was read where Observation tracks it: only then is the registrar told.
   private let isTracked = Atomic<Bool>(false)
-  @usableFromInline private(set) var closed = false
+  @usableFromInline var closed = false
 
   @usableFromInline
   init(
@@ -318,140 +318,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       _ = self?.errorSinks.withLock { $0.sinks.removeValue(forKey: id) }
     }
     return stream
-  }
-
-  // MARK: Observers
-
-  /// Adds an observer of a value: to the group that shares it, or a new group.
-  ///
-  /// - Returns: The subscription, and the value now.
-  func observe<Value: Sendable>(
-    _ select: @escaping @Sendable (State) -> Value,
-    isDuplicate: (@Sendable (Value, Value) -> Bool)?,
-    range: Range<Int>?, shareKey: AnyHashable?, initial: Bool,
-    finish: (@Sendable () -> Void)? = nil,
-    _ observer: @escaping @Sendable (Value) -> Void
-  ) -> Subscription {
-    withTurn {
-      stopIfReducing("A reducer subscribed to the store.")
-      let flag = CancellationFlag()
-      let id = observers.makeID()
-      let group: ValueGroup<State, Value>
-      if let shareKey, let shared = observers.group(sharing: shareKey) as? ValueGroup<State, Value>
-      {
-        group = shared
-      } else {
-        group = ValueGroup(
-          select: select, isDuplicate: isDuplicate, initial: select(reducer.state), range: range,
-          shareKey: shareKey)
-        if !closed { observers.add(group) }
-      }
-      if closed {
-        finish?()
-      } else {
-        group.add(.init(id: id, flag: flag, observer: observer, finish: finish))
-      }
-      if initial { observer(group.last) }
-      return makeSubscription(id: id, flag: flag)
-    }
-  }
-
-  /// Adds an observer of every change, with the state before and after.
-  func observeChanges(_ observer: @escaping @Sendable (StateChange<State>) -> Void)
-    -> Subscription
-  {
-    withTurn {
-      stopIfReducing("A reducer subscribed to the store.")
-      let flag = CancellationFlag()
-      let id = observers.makeID()
-      if !closed {
-        observers.add(ChangeGroup(id: id, flag: flag, isEqual: isEqual, observer: observer))
-      }
-      return makeSubscription(id: id, flag: flag)
-    }
-  }
-
-  private func makeSubscription(id: UInt64, flag: CancellationFlag) -> Subscription {
-    Subscription(flag: flag) { [weak self] in
-      guard let self else { return }
-      let finish = self.withTurn { self.observers.remove(id) }
-      finish?()
-    }
-  }
-
-  // MARK: Registration
-
-  @usableFromInline
-  func register(_ mutator: Mutator<State>) throws(RegistrationError) {
-    try withTurn { () throws(RegistrationError) in
-      // Validation reads the state through `Mirror`, which may run user code: in the turn.
-      let entry = try registry.validate(mutator, state: reducer.state)
-      registry = registry.adding(entry)
-    }
-  }
-
-  func unregister(_ key: MutatorKey) -> Bool {
-    withTurn {
-      guard let smaller = registry.removing(key) else { return false }
-      registry = smaller
-      return true
-    }
-  }
-
-  @usableFromInline
-  func use(_ middleware: any Middleware<State>) throws(RegistrationError) {
-    let name = middleware.name
-    if withTurn({ chain.names.contains(name) }) { throw .duplicateMiddleware(name) }
-    do {
-      try middleware.willAttach(to: link.storeID)
-    } catch {
-      throw .middlewareRefused(name: name, reason: String(describing: error))
-    }
-    let recording = middleware.commitObserver?.makeRecording(name, link.storeID)
-    let added = withTurn {
-      guard !chain.names.contains(name) else { return false }
-      let entry = Chain.Entry(name: name, middleware: middleware, recording: recording)
-      chain = Chain(chain.entries + [entry])
-      return true
-    }
-    if !added {
-      middleware.didDetach(from: link.storeID)
-      throw .duplicateMiddleware(name)
-    }
-  }
-
-  func removeMiddleware(named name: String) -> Bool {
-    let removed: (any Middleware<State>)? = withTurn {
-      guard let index = chain.entries.firstIndex(where: { $0.name == name }) else { return nil }
-      var entries = chain.entries
-      let removed = entries.remove(at: index)
-      chain = Chain(entries)
-      return removed.middleware
-    }
-    removed?.didDetach(from: link.storeID)
-    return removed != nil
-  }
-
-  // MARK: Closing
-
-  /// Ends the store: its middleware leave, its observers and error sequences finish, and a
-  /// kept `next` or context from now on does nothing.
-  func close() {
-    let (entries, finishes, state) = withTurn {
-      closed = true
-      let entries = chain.entries
-      chain = Chain()
-      return (entries, observers.removeAll(), reducer.state)
-    }
-    link.close(with: state)
-    for entry in entries { entry.middleware.didDetach(from: link.storeID) }
-    for finish in finishes { finish() }
-    let sinks = errorSinks.withLock { sinks in
-      sinks.closed = true
-      defer { sinks.sinks = [:] }
-      return Array(sinks.sinks.values)
-    }
-    for sink in sinks { sink.finish() }
   }
 }
 

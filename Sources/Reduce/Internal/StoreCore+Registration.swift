@@ -1,0 +1,78 @@
+/// Mutators and middleware joining and leaving, and the store's end: in the store's turn, so that
+/// a dispatch sees the old or the new set, never half.
+extension StoreCore {
+  // MARK: Registration
+
+  @usableFromInline
+  func register(_ mutator: Mutator<State>) throws(RegistrationError) {
+    try withTurn { () throws(RegistrationError) in
+      // Validation reads the state through `Mirror`, which may run user code: in the turn.
+      let entry = try registry.validate(mutator, state: reducer.state)
+      registry = registry.adding(entry)
+    }
+  }
+
+  func unregister(_ key: MutatorKey) -> Bool {
+    withTurn {
+      guard let smaller = registry.removing(key) else { return false }
+      registry = smaller
+      return true
+    }
+  }
+
+  @usableFromInline
+  func use(_ middleware: any Middleware<State>) throws(RegistrationError) {
+    let name = middleware.name
+    if withTurn({ chain.names.contains(name) }) { throw .duplicateMiddleware(name) }
+    do {
+      try middleware.willAttach(to: link.storeID)
+    } catch {
+      throw .middlewareRefused(name: name, reason: String(describing: error))
+    }
+    let recording = middleware.commitObserver?.makeRecording(name, link.storeID)
+    let added = withTurn {
+      guard !chain.names.contains(name) else { return false }
+      let entry = Chain.Entry(name: name, middleware: middleware, recording: recording)
+      chain = Chain(chain.entries + [entry])
+      return true
+    }
+    if !added {
+      middleware.didDetach(from: link.storeID)
+      throw .duplicateMiddleware(name)
+    }
+  }
+
+  func removeMiddleware(named name: String) -> Bool {
+    let removed: (any Middleware<State>)? = withTurn {
+      guard let index = chain.entries.firstIndex(where: { $0.name == name }) else { return nil }
+      var entries = chain.entries
+      let removed = entries.remove(at: index)
+      chain = Chain(entries)
+      return removed.middleware
+    }
+    removed?.didDetach(from: link.storeID)
+    return removed != nil
+  }
+
+  // MARK: Closing
+
+  /// Ends the store: its middleware leave, its observers and error sequences finish, and a
+  /// kept `next` or context from now on does nothing.
+  func close() {
+    let (entries, finishes, state) = withTurn {
+      closed = true
+      let entries = chain.entries
+      chain = Chain()
+      return (entries, observers.removeAll(), reducer.state)
+    }
+    link.close(with: state)
+    for entry in entries { entry.middleware.didDetach(from: link.storeID) }
+    for finish in finishes { finish() }
+    let sinks = errorSinks.withLock { sinks in
+      sinks.closed = true
+      defer { sinks.sinks = [:] }
+      return Array(sinks.sinks.values)
+    }
+    for sink in sinks { sink.finish() }
+  }
+}
