@@ -334,9 +334,17 @@ public final class StandbyStore<State: Sendable>: Sendable {
     checkpoints: AuditCheckpoints? = nil, middleware: [any Middleware<State>] = [],
     name: String = "AuditTrail"
   ) async throws(StandbyError) -> Store<State> {
-    try await promote(middleware: middleware) { position in
-      let sink = FileLogSink(
-        path: path, durability: durability, chained: true, checkpoints: checkpoints)
+    let sink = FileLogSink(
+      path: path, durability: durability, chained: true, checkpoints: checkpoints)
+    // The file's lock is taken before catching up: while the old primary lives, it holds the
+    // lock and promotion fails at once, instead of chasing a log that keeps growing. Once it is
+    // held, nobody else writes, and the position read now is where the file ends.
+    do {
+      _ = try sink.openedPosition()
+    } catch {
+      throw .promotionFailed(reason: "\(error)")
+    }
+    return try await promote(middleware: middleware) { position in
       let found = try sink.openedPosition()
       guard found == position else {
         throw StandbyError.diverged(applied: position, journal: found)
