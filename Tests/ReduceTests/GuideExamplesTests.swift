@@ -138,13 +138,13 @@ enum MiddlewareExample {
 
   @Test("the Writing Middleware guide's AuthGuard stops an admin action, alone or in a batch")
   func authGuard() throws {
-    typealias AppState = AuthGuardExample.AppState
-    typealias AdminAction = AuthGuardExample.AdminAction
+    typealias AppState = MiddlewareSnippets.AppState
+    typealias AdminAction = MiddlewareSnippets.AdminAction
     let deletions = Mutator(\AppState.deleted) { (deleted: inout Int, _: AdminAction) in
       deleted += 1
     }
     let store = try Store(
-      initialState: AppState(), mutators: [deletions], middleware: [AuthGuardExample.AuthGuard()])
+      initialState: AppState(), mutators: [deletions], middleware: [MiddlewareSnippets.AuthGuard()])
     #expect(throws: DispatchError.self) { try store.dispatch(AdminAction.deleteAll).get() }
     #expect(throws: DispatchError.self) {
       try store.dispatch(Batch([Batch([AdminAction.deleteAll])])).get()
@@ -268,34 +268,5 @@ enum MiddlewareExample {
 
     try store.use(trace)
     #expect(store.middlewareNames == ["OfflineQueue", "trace"])
-  }
-}
-
-/// The guard of Guides/WritingMiddleware.md, "Guards and batches".
-enum AuthGuardExample {
-  struct Session: Equatable, Sendable {
-    var isAdmin = false
-  }
-
-  struct AppState: Equatable, Sendable {
-    var session = Session()
-    var deleted = 0
-  }
-
-  enum AdminAction: Action {
-    case deleteAll
-  }
-
-  enum AuthError: Error {
-    case forbidden
-  }
-
-  struct AuthGuard: Middleware {
-    func handle(
-      _ action: any Action, context: MiddlewareContext<AppState>, next: Next<AppState>
-    ) throws {
-      if action is AdminAction, !context.state.session.isAdmin { throw AuthError.forbidden }
-      try next(action)
-    }
   }
 }
