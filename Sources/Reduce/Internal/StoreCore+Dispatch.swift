@@ -130,15 +130,14 @@ extension StoreCore {
       try reduce(action)
       return
     }
-    let entry = node.entry
     let next = Next(link: link, node: node.next, dispatch: currentDispatch)
-    let context = MiddlewareContext(link: link, action: action, middlewareName: entry.name)
+    let context = MiddlewareContext(link: link, action: action, middlewareName: node.entry.name)
     do {
-      try entry.middleware.handle(action, context: context, next: next)
+      try node.entry.middleware.handle(action, context: context, next: next)
     } catch let error as DispatchError {
       throw error
     } catch {
-      throw .rejected(by: entry.name, action: action, underlying: error)
+      throw .rejected(by: node.entry.name, action: action, underlying: error)
     }
   }
 

@@ -25,6 +25,12 @@ import Synchronization
 /// At most one waiter is woken at a time: until it has run and competed, a release wakes no
 /// other (otherwise every release under contention would cost a system call).
 ///
+/// Uncontended, taking and giving back the turn is one atomic operation each on `state`: 0 when
+/// the turn is free, 1 when it is held, 2 when it is held and someone may be waiting. Only then
+/// does a release take `mutex` to wake a waiter. A caller that finds the turn taken takes
+/// `mutex` and sets `state` to 2 before it decides to wait, so the holder's release, which
+/// reads the 2, takes `mutex` after the caller queued itself and wakes it: no wake-up is lost.
+///
 /// A thread waits on a condition variable of its own. A task that finds the turn taken
 /// suspends, holding no thread, until a release wakes it.
 ///
@@ -32,22 +38,27 @@ import Synchronization
 /// holds the turn (a middleware or observer dispatching); asking again then would deadlock.
 @usableFromInline
 final class Turn: @unchecked Sendable {
-  // `@unchecked Sendable`: `held`, `waiters` and `wakePending` are touched only holding
-  // `mutex`; `holder` is an atomic.
+  // `@unchecked Sendable`: `waiters`, `firstWaiter` and `wakePending` are touched only holding
+  // `mutex`; `state` and `holder` are atomics.
 
   private enum Waiter {
     case thread(ThreadWaiter)
     case task(UnsafeContinuation<Void, Never>)
   }
 
-  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-  private var held = false
-  private var wakePending = false
-  private var waiters: [Waiter] = []
-  private var firstWaiter = 0
+  private static let free = 0
+  private static let held = 1
+  private static let contended = 2
+
+  /// ``free``, ``held``, or ``contended``: held, and someone may be waiting.
+  private let state = Atomic<Int>(Turn.free)
   /// The thread holding the turn, 0 when none: only that thread stores its own identity here,
   /// so a thread that reads its own identity knows it holds the turn.
   private let holder = Atomic<UInt>(0)
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private var wakePending = false
+  private var waiters: [Waiter] = []
+  private var firstWaiter = 0
 
   init() {
     mutex = .allocate(capacity: 1)
@@ -90,49 +101,59 @@ final class Turn: @unchecked Sendable {
   /// Takes the turn, blocking the calling thread until it is free; ``release()`` gives it back.
   @usableFromInline
   func acquire() {
-    pthread_mutex_lock(mutex)
-    while held {
-      let waiter = ThreadWaiter()
-      enqueue(.thread(waiter))
-      waiter.wait(on: mutex)
-      wakePending = false
+    if !takeIfFree() {
+      pthread_mutex_lock(mutex)
+      while !takeContended() {
+        let waiter = ThreadWaiter()
+        enqueue(.thread(waiter))
+        waiter.wait(on: mutex)
+        wakePending = false
+      }
+      pthread_mutex_unlock(mutex)
     }
-    take()
-    pthread_mutex_unlock(mutex)
+    holder.store(Self.currentThread, ordering: .relaxed)
   }
 
   /// Takes the turn; a task that finds it taken suspends until it is free.
   @usableFromInline
   func acquireSuspending() async {
-    while true {
-      pthread_mutex_lock(mutex)
-      if !held {
-        take()
+    if !takeIfFree() {
+      while true {
+        pthread_mutex_lock(mutex)
+        if takeContended() {
+          pthread_mutex_unlock(mutex)
+          break
+        }
+        await withUnsafeContinuation { continuation in
+          enqueue(.task(continuation))
+          pthread_mutex_unlock(mutex)
+        }
+        pthread_mutex_lock(mutex)
+        wakePending = false
         pthread_mutex_unlock(mutex)
-        return
       }
-      await withUnsafeContinuation { continuation in
-        enqueue(.task(continuation))
-        pthread_mutex_unlock(mutex)
-      }
-      pthread_mutex_lock(mutex)
-      wakePending = false
-      pthread_mutex_unlock(mutex)
     }
+    holder.store(Self.currentThread, ordering: .relaxed)
   }
 
-  /// Holding `mutex`.
-  private func take() {
-    held = true
-    holder.store(Self.currentThread, ordering: .relaxed)
+  /// Takes the turn if it is free and nobody waits: the uncontended case, with no lock.
+  private func takeIfFree() -> Bool {
+    state.compareExchange(expected: Self.free, desired: Self.held, ordering: .acquiring).exchanged
+  }
+
+  /// Marks the turn contended, and takes it if it was free; the caller holds `mutex`.
+  ///
+  /// When the turn was not free, its holder's release sees the mark and wakes a waiter.
+  private func takeContended() -> Bool {
+    state.exchange(Self.contended, ordering: .acquiring) == Self.free
   }
 
   /// Gives the turn back, and wakes one waiter to compete for it.
   @usableFromInline
   func release() {
     holder.store(0, ordering: .relaxed)
+    if state.exchange(Self.free, ordering: .releasing) == Self.held { return }
     pthread_mutex_lock(mutex)
-    held = false
     var woken: UnsafeContinuation<Void, Never>?
     if !wakePending, let waiter = dequeue() {
       wakePending = true
