@@ -80,22 +80,37 @@ func concurrentWorkloads() -> [Workload] {
     contendedLedger(
       "contended-ledger-100k-state", accounts: 100_000, returning: false, dispatches: 4_000,
       target: nil),
+    // A server's action under contention, against the same action on one thread: 8 threads
+    // whose actions update a dictionary of 100 or of 100,000 entries and read one value back
+    // keep at least half of one thread's throughput (store time per dispatch at most twice).
+    contendedLedger(
+      "server-1-100", threads: 1, accounts: 100, returning: true, target: nil),
+    contendedLedger(
+      "server-8-100", accounts: 100, returning: true,
+      target: .relative(to: "server-1-100", factor: 2)),
+    contendedLedger(
+      "server-1-100k", threads: 1, accounts: 100_000, returning: true, target: nil),
+    contendedLedger(
+      "server-8-100k", accounts: 100_000, returning: true,
+      target: .relative(to: "server-1-100k", factor: 2)),
   ]
 }
 
-/// 8 threads dispatching their share of the ledger's actions to one store of `accounts`
-/// accounts, each reading back the balance it changed (`dispatch(_:returning:)`), or getting the
-/// whole state (`dispatch(_:)`).
+/// `threads` threads (8 by default) dispatching their share of the ledger's actions to one
+/// store of `accounts` accounts, each reading back the balance it changed
+/// (`dispatch(_:returning:)`), or getting the whole state (`dispatch(_:)`).
 func contendedLedger(
-  _ name: String, accounts: Int, returning: Bool, dispatches: Int = 400_000, target: Target?
+  _ name: String, threads: Int = 8, accounts: Int, returning: Bool, dispatches: Int = 400_000,
+  target: Target?
 ) -> Workload {
   Workload(
-    name, dispatches: dispatches, target: target, concurrency: "8 threads",
+    name, dispatches: dispatches, target: target,
+    concurrency: threads == 1 ? "1 thread" : "\(threads) threads",
     store: { count in
       let store = try ledgerStore(accounts: accounts, durability: nil)
-      return onThreads(8) { thread in
-        for index in 0..<share(of: count, among: 8, index: thread) {
-          let action = ledgerAction(index * 8 + thread, accounts: accounts)
+      return onThreads(threads) { thread in
+        for index in 0..<share(of: count, among: threads, index: thread) {
+          let action = ledgerAction(index * threads + thread, accounts: accounts)
           if returning {
             store.dispatch(action) { [account = action.account] in $0.balances[account] }
           } else {
