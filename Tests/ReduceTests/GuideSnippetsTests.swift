@@ -446,6 +446,8 @@ enum LedgerServerExample {
     #expect(
       message.hasPrefix(
         "Mutator '\\EditorState.title' reduces storage that mutator 'draft' already"))
+    // The refused mutator was not added.
+    #expect(editor.mutatorKeys == ["draft"])
   }
 
   @Test("Writing Middleware: trace, and the guard alone and in nested batches")
