@@ -48,7 +48,8 @@ public struct CommitObserver<State: Sendable>: Sendable {
   ///   - value: Reads the watched value from a state (`\.document`, or `{ $0 }` for all of it).
   ///   - willCommit: Shown each decided change before it is made; throws to refuse it.
   ///   - didCommit: Told each commit, with the watched value before and after.
-  ///   - afterTurn: Called once after each turn in which this observer was shown a commit.
+  ///   - afterTurn: Called after each dispatch of the store once its turn is released, on the
+  ///     dispatching thread, whether or not this observer was shown a commit in it.
   public init<Value: Sendable>(
     watching value: @escaping @Sendable (State) -> Value,
     willCommit: (@Sendable (PendingCommit) throws -> Void)? = nil,
@@ -66,7 +67,8 @@ public struct CommitObserver<State: Sendable>: Sendable {
   ///
   /// - Parameters:
   ///   - willCommit: Shown each decided change before it is made; throws to refuse it.
-  ///   - afterTurn: Called once after each turn in which this observer was shown a change.
+  ///   - afterTurn: Called after each dispatch of the store once its turn is released, on the
+  ///     dispatching thread, whether or not this observer was shown a change in it.
   public init(
     willCommit: @escaping @Sendable (PendingCommit) throws -> Void,
     afterTurn: (@Sendable () throws -> Void)? = nil
