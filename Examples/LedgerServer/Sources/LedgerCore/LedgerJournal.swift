@@ -56,9 +56,9 @@ public enum LedgerJournal: Sendable {
   /// - Throws: ``LedgerJournalError`` when the journal cannot be replayed (it does not verify)
   ///   or opened (PostgreSQL cannot be reached, another writer holds the stream): the server
   ///   then stops before it answers anything.
-  public func open(historyLimit: Int = Ledger.defaultHistoryLimit) async throws(
-    LedgerJournalError
-  ) -> OpenJournal {
+  public func open(historyLimit: Int = Ledger.defaultHistoryLimit) async throws(LedgerJournalError)
+    -> OpenJournal
+  {
     let store: Store<Ledger>
     do {
       store = try Store(
@@ -174,9 +174,10 @@ public struct OpenJournal: Sendable {
     try flushJournal()
   }
 
-  /// Flushes the journal and lets its resources go: what the server does on shutdown. A file
-  /// journal is only flushed; a PostgreSQL journal waits for its commits, then closes its
-  /// connection, after which the store's changes fail.
+  /// Flushes the journal and lets its resources go: what the server does on shutdown.
+  ///
+  /// A file journal is only flushed; a PostgreSQL journal waits for its commits, then closes
+  /// its connection, after which the store's changes fail.
   ///
   /// - Throws: The journal's error when it cannot flush (the PostgreSQL journal closes all
   ///   the same).

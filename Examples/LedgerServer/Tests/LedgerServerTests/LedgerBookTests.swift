@@ -158,7 +158,9 @@ struct ServerOptionsTests {
       (["--port", "70000"], .invalidValue("--port", "70000")),
       (["--durability", "sometimes"], .invalidValue("--durability", "sometimes")),
       (["--journal", "sqlite"], .invalidValue("--journal", "sqlite")),
-      (["--journal", "postgres", "--durability", "buffered"], .needsJournal("--durability", "file")),
+      (
+        ["--journal", "postgres", "--durability", "buffered"], .needsJournal("--durability", "file")
+      ),
       (["--pg-socket", "/tmp"], .needsJournal("--pg-socket", "postgres")),
       (["--pg-host", "db", "--journal", "file"], .needsJournal("--pg-host", "postgres")),
       (

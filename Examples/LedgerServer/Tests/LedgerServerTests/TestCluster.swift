@@ -65,6 +65,7 @@ final class TestCluster: Sendable {
   }
 
   /// Runs a program to its end from `/`, its output kept in a file that a failure quotes.
+  ///
   /// `posix_spawn` and `waitpid`: Foundation's `Process` was seen not to return from
   /// `waitUntilExit` after a `pg_ctl start`, whose server keeps the pipes open.
   private static func run(_ executable: String, _ arguments: [String], asPostgres: Bool) throws {
@@ -81,7 +82,7 @@ final class TestCluster: Sendable {
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
     let cArguments = argv.map { strdup($0) } + [nil]
-    defer { cArguments.forEach { free($0) } }
+    defer { for argument in cArguments { free(argument) } }
     var pid = pid_t()
     let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
     guard spawned == 0 else {
@@ -99,7 +100,12 @@ final class TestCluster: Sendable {
   }
 
   private static func findBinaries() throws -> String {
-    if let given = ProcessInfo.processInfo.environment["PG_BIN"] { return given }
+    if let given = ProcessInfo.processInfo.environment["PG_BIN"] {
+      guard FileManager.default.isExecutableFile(atPath: given + "/initdb") else {
+        throw Failure(description: "PG_BIN is \(given), which holds no initdb")
+      }
+      return given
+    }
     let root = "/usr/lib/postgresql"
     let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
     for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
