@@ -3,7 +3,8 @@ import PackageDescription
 
 // The ledger of Guides/AuditTrail.md served over HTTP: `LedgerCore` holds everything that talks
 // to Reduce and to Hummingbird's router, so the tests drive it without a socket; `ledger-server`
-// is the command line around it.
+// is the command line around it. Its journal is a file (Reduce's audit trail) or a PostgreSQL
+// stream (Integrations/ReducePostgres, by path, named explicitly as path dependencies must be).
 
 let package = Package(
   name: "LedgerServer",
@@ -13,6 +14,8 @@ let package = Package(
   ],
   dependencies: [
     .package(name: "Reduce", path: "../.."),
+    .package(name: "ReducePostgres", path: "../../Integrations/ReducePostgres"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -23,6 +26,8 @@ let package = Package(
       dependencies: [
         .product(name: "Reduce", package: "Reduce"),
         .product(name: "ReduceLogging", package: "Reduce"),
+        .product(name: "ReducePostgres", package: "ReducePostgres"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -41,6 +46,8 @@ let package = Package(
         "ledger-server",
         .product(name: "Reduce", package: "Reduce"),
         .product(name: "ReduceLogging", package: "Reduce"),
+        .product(name: "ReducePostgres", package: "ReducePostgres"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),

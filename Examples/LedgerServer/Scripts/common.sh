@@ -1,5 +1,6 @@
-# Shared by load.sh and kill-test.sh: building, starting and stopping the release server.
-# Sourced, not run. Everything listens on 127.0.0.1 only.
+# Shared by load.sh and kill-test.sh: building, starting and stopping the release server, and
+# for `--journal postgres` a throwaway PostgreSQL cluster. Sourced, not run. Everything listens
+# on 127.0.0.1 only; the cluster listens on a unix socket in its temporary directory only.
 
 SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 PACKAGE="$(cd "$SCRIPTS/.." && pwd)"
@@ -8,6 +9,11 @@ SERVER_URL=""
 # release, or debug with --debug: a CI that has built the package for its tests already can
 # check the server's behaviour without a release build (its figures are then not worth keeping).
 CONFIGURATION=release
+# file, or postgres (--journal postgres): the server's journal.
+JOURNAL=file
+PG_DIR=""
+PG_BIN_DIR=""
+PG_STREAM=ledger
 
 fail() {
   echo "FAIL: $*" >&2
@@ -29,14 +35,72 @@ build_server() {
   [ -x "$SERVER_BIN" ] || fail "no ledger-server at $SERVER_BIN"
 }
 
+# Runs a command as the postgres user when this script runs as root (initdb and pg_ctl refuse
+# root), from / (which that user can enter).
+as_postgres() {
+  if [ "$(id -u)" -eq 0 ]; then
+    (cd / && runuser -u postgres -- "$@")
+  else
+    (cd / && "$@")
+  fi
+}
+
+# start_postgres: makes and starts a throwaway cluster (Debian's postgresql package, installed
+# when missing, or PG_BIN's binaries) in a temporary directory, reached through a unix socket
+# there; sets PG_DIR. stop_postgres removes it.
+start_postgres() {
+  if [ -n "${PG_BIN:-}" ]; then
+    PG_BIN_DIR="$PG_BIN"
+  else
+    if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+      echo "PostgreSQL is missing: installing Debian's package" >&2
+      (apt-get install -y -qq postgresql >/dev/null 2>&1 \
+        || { apt-get update -qq && apt-get install -y -qq postgresql; }) \
+        || fail "could not install PostgreSQL (apt-get install postgresql)"
+    fi
+    PG_BIN_DIR="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
+  fi
+  [ -x "$PG_BIN_DIR/initdb" ] || fail "no initdb in $PG_BIN_DIR"
+  PG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/ledger-pg-XXXXXX")"
+  if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$PG_DIR"; fi
+  as_postgres "$PG_BIN_DIR/initdb" -D "$PG_DIR/data" -U postgres -A trust --no-sync \
+    --locale=C >"$PG_DIR/initdb.txt" 2>&1 || { cat "$PG_DIR/initdb.txt" >&2; fail "initdb failed"; }
+  as_postgres "$PG_BIN_DIR/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 \
+    -o "-k $PG_DIR -c listen_addresses=''" start >/dev/null \
+    || { cat "$PG_DIR/server.log" >&2; fail "PostgreSQL did not start"; }
+}
+
+# stop_postgres: stops the cluster start_postgres made, if any, and removes its directory.
+stop_postgres() {
+  [ -n "$PG_DIR" ] || return 0
+  as_postgres "$PG_BIN_DIR/pg_ctl" -D "$PG_DIR/data" -w -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$PG_DIR"
+  PG_DIR=""
+}
+
+# dump_postgres LOG: writes the stream's stored lines, in seq order, to LOG: the chained log
+# that reduce-audit and ledger_check.py read.
+dump_postgres() {
+  "$PG_BIN_DIR/psql" -h "$PG_DIR" -U postgres -d postgres -X -q -At -v ON_ERROR_STOP=1 \
+    -c "SELECT convert_from(line, 'UTF8') FROM reduce_journal WHERE stream = '$PG_STREAM' ORDER BY seq" \
+    >"$1" || fail "psql could not read the journal"
+}
+
 # start_server LOG DURABILITY OUTPUT_PREFIX: starts the server on a free port, waits (at most
-# 120 s) until it listens, and sets SERVER_PID and SERVER_URL.
+# 120 s) until it listens, and sets SERVER_PID and SERVER_URL. With JOURNAL=postgres the
+# journal is the stream PG_STREAM of start_postgres's cluster, and LOG and DURABILITY are not
+# used.
 start_server() {
   local log="$1" durability="$2" out="$3"
+  local journal=(--log "$log" --durability "$durability")
+  if [ "$JOURNAL" = postgres ]; then
+    journal=(--journal postgres --pg-socket "$PG_DIR" --pg-stream "$PG_STREAM"
+      --pg-writer ledger-script)
+  fi
   # Removed first: the child truncates the file only once it runs, and a look at it before
   # then would find the last server's line.
   rm -f "$out.stdout"
-  "$SERVER_BIN" --host 127.0.0.1 --port 0 --log "$log" --durability "$durability" \
+  "$SERVER_BIN" --host 127.0.0.1 --port 0 "${journal[@]}" \
     --log-level warning >"$out.stdout" 2>>"$out.stderr" &
   SERVER_PID=$!
   local waited=0

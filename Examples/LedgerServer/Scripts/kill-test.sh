@@ -7,11 +7,16 @@
 #     deposited (transfers conserve the total);
 #   - `reduce-audit verify` passes on the journal.
 # At the end the server is stopped with SIGTERM, which must exit 0, and the journal verified.
+# With --journal postgres the journal is a stream of a throwaway PostgreSQL cluster (made in a
+# temporary directory, a unix socket only, removed at the end), whose rows are read back with
+# psql as a log file before each check.
 #
 # usage: Scripts/kill-test.sh [N] [--short] [--durability durable|buffered] [--debug]
+#                             [--journal file|postgres]
 #   N         how many kills (default 50, at most 500)
 #   --short   5 kills, for CI (an explicit N wins)
 #   --debug   the debug build of the server instead of the release build
+#   --journal file (the default) or postgres (then --durability does not apply)
 # Exits non-zero on any failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -24,8 +29,9 @@ while [ $# -gt 0 ]; do
     --short) short=1 ;;
     --debug) CONFIGURATION=debug ;;
     --durability) shift; durability="${1:-}" ;;
+    --journal) shift; JOURNAL="${1:-}" ;;
     [0-9]*) kills="$1" ;;
-    *) echo "usage: $0 [N] [--short] [--durability durable|buffered] [--debug]" >&2; exit 64 ;;
+    *) echo "usage: $0 [N] [--short] [--durability durable|buffered] [--debug] [--journal file|postgres]" >&2; exit 64 ;;
   esac
   shift
 done
@@ -33,6 +39,7 @@ if [ -z "$kills" ]; then kills=$([ "$short" = 1 ] && echo 5 || echo 50); fi
 [[ "$kills" =~ ^[0-9]+$ ]] && [ "$kills" -ge 1 ] && [ "$kills" -le 500 ] \
   || { echo "N takes 1 to 500" >&2; exit 64; }
 case "$durability" in durable|buffered) ;; *) echo "--durability: durable or buffered" >&2; exit 64 ;; esac
+case "$JOURNAL" in file|postgres) ;; *) echo "--journal: file or postgres" >&2; exit 64 ;; esac
 
 need_wrk
 build_server
@@ -43,7 +50,7 @@ AUDIT="$(swift build --package-path "$PACKAGE/../.." --show-bin-path)/reduce-aud
 
 work="$(mktemp -d)"
 WRK_PID=""
-trap 'cleanup_server; [ -z "$WRK_PID" ] || kill "$WRK_PID" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'cleanup_server; [ -z "$WRK_PID" ] || kill "$WRK_PID" 2>/dev/null || true; stop_postgres; rm -rf "$work"' EXIT
 log="$work/ledger.log"
 acks="$work/acks"
 mkdir -p "$acks"
@@ -52,6 +59,7 @@ deposit=1000000
 total=$((accounts * deposit))
 
 verify() {
+  if [ "$JOURNAL" = postgres ]; then dump_postgres "$log"; fi
   "$AUDIT" verify "$log" >"$work/verify.txt" 2>&1 || { cat "$work/verify.txt" >&2; fail "reduce-audit verify: $1"; }
 }
 check() {
@@ -59,7 +67,12 @@ check() {
     || fail "the ledger does not match its journal: $1"
 }
 
-echo "ledger-server kill test ($CONFIGURATION build): $kills kills, $durability journal, $(nproc) cores"
+journal_name="$durability file"
+if [ "$JOURNAL" = postgres ]; then
+  start_postgres
+  journal_name="PostgreSQL"
+fi
+echo "ledger-server kill test ($CONFIGURATION build): $kills kills, $journal_name journal, $(nproc) cores"
 start_server "$log" "$durability" "$work/server"
 python3 "$SCRIPTS/ledger_check.py" seed "$SERVER_URL" "$accounts" "$deposit"
 started=$(date +%s)

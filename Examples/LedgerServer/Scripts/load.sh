@@ -3,10 +3,15 @@
 # 64 connections, against the release server with a durable journal (fsync before each answer)
 # and with a buffered one, and reports requests per second and the 99th percentile latency.
 #
-# usage: Scripts/load.sh [--short] [--seconds N] [--debug]
+# With --journal postgres, the journal is instead a stream of a throwaway PostgreSQL cluster
+# (a temporary directory, a unix socket only, removed at the end), each change committed before
+# it is answered.
+#
+# usage: Scripts/load.sh [--short] [--seconds N] [--debug] [--journal file|postgres]
 #   --short      1 s per run (for CI); the default is 5 s per run
 #   --seconds N  N seconds per run (at most 60)
 #   --debug      the debug build instead of the release build (checks, no figures)
+#   --journal    file (durable, then buffered; the default) or postgres
 # Exits non-zero if any request fails or is not answered 200, or the server does not shut down
 # cleanly on SIGTERM.
 set -euo pipefail
@@ -18,22 +23,29 @@ while [ $# -gt 0 ]; do
     --short) seconds=1 ;;
     --debug) CONFIGURATION=debug ;;
     --seconds) shift; seconds="${1:-}" ;;
-    *) echo "usage: $0 [--short] [--seconds N] [--debug]" >&2; exit 64 ;;
+    --journal) shift; JOURNAL="${1:-}" ;;
+    *) echo "usage: $0 [--short] [--seconds N] [--debug] [--journal file|postgres]" >&2; exit 64 ;;
   esac
   shift
 done
 [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -ge 1 ] && [ "$seconds" -le 60 ] \
   || { echo "--seconds takes 1 to 60" >&2; exit 64; }
+case "$JOURNAL" in file|postgres) ;; *) echo "--journal: file or postgres" >&2; exit 64 ;; esac
 
 need_wrk
 build_server
 work="$(mktemp -d)"
-trap 'cleanup_server; rm -rf "$work"' EXIT
+trap 'cleanup_server; stop_postgres; rm -rf "$work"' EXIT
 accounts=64
+journals="durable buffered"
+if [ "$JOURNAL" = postgres ]; then
+  start_postgres
+  journals="postgres"
+fi
 
 echo "ledger-server load ($CONFIGURATION build): $(nproc) cores, $seconds s per run, $accounts accounts, transfers of 1 to 5"
 printf '%-10s %12s %12s %12s %12s\n' journal connections "requests/s" "p50 ms" "p99 ms"
-for durability in durable buffered; do
+for durability in $journals; do
   log="$work/ledger-$durability.log"
   start_server "$log" "$durability" "$work/server-$durability"
   python3 "$SCRIPTS/ledger_check.py" seed "$SERVER_URL" "$accounts" 1000000000

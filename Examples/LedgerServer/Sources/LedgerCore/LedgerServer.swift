@@ -20,7 +20,7 @@ public enum LedgerServer {
   ///   the service group when the server cannot listen or the journal cannot be flushed.
   public static func run(options: ServerOptions, logger: Logger) async throws {
     let started = ContinuousClock.now
-    let journal = try options.journal.open(historyLimit: options.historyLimit)
+    let journal = try await options.journal.open(historyLimit: options.historyLimit)
     logger.info(
       "journal open",
       metadata: [
@@ -67,7 +67,7 @@ public enum LedgerServer {
 }
 
 /// Keeps the journal while the server runs: logs the changes it could not record, and flushes
-/// it on shutdown.
+/// and closes it on shutdown.
 struct JournalService: Service {
   let journal: OpenJournal
   let logger: Logger
@@ -90,7 +90,7 @@ struct JournalService: Service {
       group.cancelAll()
     }
     do {
-      try journal.flush()
+      try journal.close()
       logger.info("journal flushed")
     } catch {
       logger.error("the journal could not be flushed", metadata: ["error": "\(error)"])

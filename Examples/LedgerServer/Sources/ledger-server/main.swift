@@ -4,7 +4,10 @@ import Logging
 
 let options: ServerOptions
 do {
-  guard let parsed = try ServerOptions.parse(Array(CommandLine.arguments.dropFirst())) else {
+  guard
+    let parsed = try ServerOptions.parse(
+      Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+  else {
     print(ServerOptions.usage)
     exit(0)
   }

@@ -23,10 +23,10 @@ final class JournalFixture: Sendable {
   }
 
   /// Opens the journal and a book over its store.
-  func open(durability: FileLogSink.Durability = .buffered, historyLimit: Int = 100) throws
+  func open(durability: FileLogSink.Durability = .buffered, historyLimit: Int = 100) async throws
     -> (journal: OpenJournal, book: LedgerBook)
   {
-    let journal = try LedgerJournal.file(path: path, durability: durability)
+    let journal = try await LedgerJournal.file(path: path, durability: durability)
       .open(historyLimit: historyLimit)
     return (journal, LedgerBook(store: journal.store))
   }

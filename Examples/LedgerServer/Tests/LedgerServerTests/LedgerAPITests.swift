@@ -10,7 +10,7 @@ struct LedgerAPITests {
   @Test("a deposit answers the new balance, which GET reads back")
   func deposit() async throws {
     let fixture = try JournalFixture()
-    let (_, book) = try fixture.open()
+    let (_, book) = try await fixture.open()
     try await application(book).test(.router) { client in
       let deposit = try await client.execute(
         uri: "/accounts/ada/deposit", method: .post, headers: try principal("teller-1"),
@@ -30,7 +30,7 @@ struct LedgerAPITests {
   @Test("an overdraft answers 409 with a typed body and changes nothing")
   func overdraft() async throws {
     let fixture = try JournalFixture()
-    let (journal, book) = try fixture.open()
+    let (journal, book) = try await fixture.open()
     try await application(book).test(.router) { client in
       _ = try await client.execute(
         uri: "/accounts/ada/deposit", method: .post, headers: try principal("teller-1"),
@@ -73,7 +73,7 @@ struct LedgerAPITests {
     ])
   func badRequest(uri: String, text: String, code: String) async throws {
     let fixture = try JournalFixture()
-    let (journal, book) = try fixture.open()
+    let (journal, book) = try await fixture.open()
     try await application(book).test(.router) { client in
       for account in ["ada", "bob"] {
         _ = try await client.execute(
@@ -94,7 +94,7 @@ struct LedgerAPITests {
   @Test("a body over the size limit answers 413")
   func tooLarge() async throws {
     let fixture = try JournalFixture()
-    let (_, book) = try fixture.open()
+    let (_, book) = try await fixture.open()
     try await application(book).test(.router) { client in
       let padding = String(repeating: " ", count: LedgerAPI.maximumBodySize)
       let response = try await client.execute(
@@ -108,7 +108,7 @@ struct LedgerAPITests {
   @Test("a transfer moves money between existing accounts and conserves the total")
   func transfer() async throws {
     let fixture = try JournalFixture()
-    let (journal, book) = try fixture.open()
+    let (journal, book) = try await fixture.open()
     try await application(book).test(.router) { client in
       for (account, amount) in [("ada", 100), ("bob", 10)] {
         _ = try await client.execute(
@@ -145,7 +145,7 @@ struct LedgerAPITests {
   @Test("an unknown account answers 404, a withdrawal from one too")
   func unknownAccount() async throws {
     let fixture = try JournalFixture()
-    let (_, book) = try fixture.open()
+    let (_, book) = try await fixture.open()
     try await application(book).test(.router) { client in
       for uri in ["/accounts/nobody", "/accounts/nobody/history"] {
         let response = try await client.execute(uri: uri, method: .get)
@@ -162,7 +162,7 @@ struct LedgerAPITests {
   @Test("history lists an account's latest changes, oldest first, within its limit")
   func history() async throws {
     let fixture = try JournalFixture()
-    let (_, book) = try fixture.open(historyLimit: 3)
+    let (_, book) = try await fixture.open(historyLimit: 3)
     try await application(book).test(.router) { client in
       for amount in 1...4 {
         _ = try await client.execute(
@@ -194,7 +194,7 @@ struct LedgerAPITests {
   @Test("the principal header is recorded in each entry of the journal")
   func principalRecorded() async throws {
     let fixture = try JournalFixture()
-    let (_, book) = try fixture.open()
+    let (_, book) = try await fixture.open()
     try await application(book).test(.router) { client in
       _ = try await client.execute(
         uri: "/accounts/ada/deposit", method: .post, headers: try principal("teller-1"),
@@ -223,7 +223,7 @@ struct LedgerAPITests {
   @Test("a change without a principal answers 401, one with a bad principal 400")
   func missingPrincipal() async throws {
     let fixture = try JournalFixture()
-    let (journal, book) = try fixture.open()
+    let (journal, book) = try await fixture.open()
     try await application(book).test(.router) { client in
       let anonymous = try await client.execute(
         uri: "/accounts/ada/deposit", method: .post, body: body(#"{"amount":50}"#))
@@ -242,7 +242,7 @@ struct LedgerAPITests {
   @Test("a live server answers over a socket")
   func live() async throws {
     let fixture = try JournalFixture()
-    let (_, book) = try fixture.open(durability: .everyEntry)
+    let (_, book) = try await fixture.open(durability: .everyEntry)
     try await application(book).test(.live) { client in
       let deposit = try await client.execute(
         uri: "/accounts/ada/deposit", method: .post, headers: try principal("teller-1"),

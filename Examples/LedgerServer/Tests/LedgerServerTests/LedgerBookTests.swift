@@ -9,7 +9,7 @@ struct LedgerBookTests {
   func restart() async throws {
     let fixture = try JournalFixture()
     do {
-      let (_, book) = try fixture.open(durability: .everyEntry)
+      let (_, book) = try await fixture.open(durability: .everyEntry)
       try await Principal.$current.withValue("teller-1") {
         _ = try await book.deposit(100, into: "ada")
         _ = try await book.deposit(5, into: "bob")
@@ -19,7 +19,7 @@ struct LedgerBookTests {
         }
       }
     }
-    let (journal, book) = try fixture.open(durability: .everyEntry)
+    let (journal, book) = try await fixture.open(durability: .everyEntry)
     // Three changes; the refused withdrawal is in the log but not replayed.
     #expect(journal.replayed == 3)
     #expect(try book.balance(of: "ada") == AccountBalance(account: "ada", balance: 70))
@@ -34,7 +34,7 @@ struct LedgerBookTests {
   @Test("each entry names the principal of the task that asked, however many ask at once")
   func principalsUnderContention() async throws {
     let fixture = try JournalFixture()
-    let (journal, book) = try fixture.open(durability: .everyEntry)
+    let (journal, book) = try await fixture.open(durability: .everyEntry)
     try await Principal.$current.withValue("teller") {
       for account in 0..<8 { _ = try await book.deposit(1_000, into: "a\(account)") }
     }
@@ -65,7 +65,7 @@ struct LedgerBookTests {
   @Test("bad input is refused before the store sees it")
   func validation() async throws {
     let fixture = try JournalFixture()
-    let (_, book) = try fixture.open()
+    let (_, book) = try await fixture.open()
     await #expect(throws: LedgerError.missingPrincipal) {
       try await book.deposit(5, into: "ada")
     }
@@ -91,7 +91,7 @@ struct LedgerBookTests {
   @Test("the mutator refuses a change that would take a balance past Int.max")
   func balanceLimit() async throws {
     let fixture = try JournalFixture()
-    let (journal, book) = try fixture.open()
+    let (journal, book) = try await fixture.open()
     try await Principal.$current.withValue("teller") {
       _ = try await book.deposit(1, into: "ada")
     }
@@ -157,7 +157,18 @@ struct ServerOptionsTests {
       (["--port", "http"], ServerOptionsError.invalidValue("--port", "http")),
       (["--port", "70000"], .invalidValue("--port", "70000")),
       (["--durability", "sometimes"], .invalidValue("--durability", "sometimes")),
-      (["--journal", "postgres"], .invalidValue("--journal", "postgres")),
+      (["--journal", "sqlite"], .invalidValue("--journal", "sqlite")),
+      (
+        ["--journal", "postgres", "--durability", "buffered"], .needsJournal("--durability", "file")
+      ),
+      (["--pg-socket", "/tmp"], .needsJournal("--pg-socket", "postgres")),
+      (["--pg-host", "db", "--journal", "file"], .needsJournal("--pg-host", "postgres")),
+      (
+        ["--journal", "postgres", "--pg-host", "db", "--pg-socket", "/tmp"],
+        .exclusive("--pg-socket", "--pg-host")
+      ),
+      (["--journal", "postgres", "--pg-port", "65536"], .invalidValue("--pg-port", "65536")),
+      (["--journal", "postgres", "--pg-stream", ""], .invalidValue("--pg-stream", "")),
       (["--history-limit", "0"], .invalidValue("--history-limit", "0")),
       (["--log"], .missingValue("--log")),
       (["--verbose", "yes"], .unknownOption("--verbose")),
@@ -165,5 +176,48 @@ struct ServerOptionsTests {
     ])
   func wrongArgument(arguments: [String], error: ServerOptionsError) {
     #expect(throws: error) { try ServerOptions.parse(arguments) }
+  }
+
+  @Test("the PostgreSQL journal: a unix socket by default, its directory or path, or TCP")
+  func postgres() throws {
+    let defaults = try #require(
+      try ServerOptions.parse(["--journal", "postgres"], environment: ["PGPASSWORD": "secret"]))
+    guard case .postgres(let options) = defaults.journal else {
+      Issue.record("expected a PostgreSQL journal, got \(defaults.journal)")
+      return
+    }
+    #expect(options.endpoint == .unixSocket(path: "/var/run/postgresql/.s.PGSQL.5432"))
+    #expect(options.database == "postgres" && options.user == "postgres")
+    #expect(options.password == "secret")
+    #expect(options.stream == "ledger")
+    #expect(!options.writerName.isEmpty)
+    #expect(!options.summary.contains("secret"))
+
+    let socket = try #require(
+      try ServerOptions.parse([
+        "--journal", "postgres", "--pg-socket", "/run/pg", "--pg-port", "5433",
+        "--pg-database", "books", "--pg-user", "ledger", "--pg-stream", "eu",
+        "--pg-writer", "host-a",
+      ]))
+    #expect(socket.postgres.endpoint == .unixSocket(path: "/run/pg/.s.PGSQL.5433"))
+    #expect(socket.postgres.database == "books")
+    #expect(socket.postgres.user == "ledger")
+    #expect(socket.postgres.password == nil)
+    #expect(socket.postgres.stream == "eu")
+    #expect(socket.postgres.writerName == "host-a")
+    #expect(
+      socket.postgres.summary
+        == "postgres stream eu as writer host-a (socket /run/pg/.s.PGSQL.5433, database books, user ledger)"
+    )
+
+    let path = try #require(
+      try ServerOptions.parse(["--journal", "postgres", "--pg-socket", "/s/.s.PGSQL.7"]))
+    #expect(path.postgres.endpoint == .unixSocket(path: "/s/.s.PGSQL.7"))
+
+    let tcp = try #require(
+      try ServerOptions.parse([
+        "--journal", "postgres", "--pg-host", "127.0.0.1", "--pg-port", "6543",
+      ]))
+    #expect(tcp.postgres.endpoint == .tcp(host: "127.0.0.1", port: 6543))
   }
 }
