@@ -60,25 +60,53 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// The stream's last line when the sink opened it (`JournalPosition.start` for a new
   /// stream): the sink's first entry follows it.
   public let openedPosition: JournalPosition
+  /// How long PostgreSQL grants this writer's lease for, from each renewal.
+  public let lease: Duration
+  /// The longest a commit (with reconnecting) may take before it fails; the writer counts its
+  /// lease as ending this much sooner than PostgreSQL does.
+  public let timeout: Duration
   private let connection: JournalConnection
   private let queue: CommitQueue
+  let leaseState: Lease
+  private let renewal: LeaseRenewal
 
   private init(
-    stream: String, writer: String, term: Int, chain: JournalChain,
+    stream: String, writer: String, term: Int, chain: JournalChain, lease: Lease,
     connection: JournalConnection
   ) {
     self.stream = stream
     self.writer = writer
     self.term = term
     self.openedPosition = chain.position
+    self.lease = lease.length
+    self.timeout = lease.margin
     self.connection = connection
-    self.queue = CommitQueue(chain: chain) { rows throws(PostgresJournalError) in
-      try Self.commit(rows, stream: stream, term: term, connection: connection)
+    self.leaseState = lease
+    let queue = CommitQueue(
+      chain: chain,
+      admit: { () throws(PostgresJournalError) in try lease.check() },
+      commit: { rows throws(PostgresJournalError) in
+        try Self.commit(rows, stream: stream, term: term, lease: lease, connection: connection)
+      })
+    self.queue = queue
+    renewal = LeaseRenewal(
+      lease: lease, term: term,
+      connection: JournalConnection(
+        configuration: connection.configuration, timeout: connection.timeout,
+        logger: connection.logger)
+    ) { error in
+      queue.stop(error)
     }
+    renewal.start()
+  }
+
+  deinit {
+    renewal.stop()
   }
 
   /// Opens a stream for appending: creates the tables if needed, claims or checks the stream's
-  /// holder, and reads its last line to continue its chain.
+  /// holder (taking it over if asked, once the holder's lease lapsed), takes the lease, and
+  /// reads the stream's last line to continue its chain.
   ///
   /// - Parameters:
   ///   - configuration: How to reach PostgreSQL (`PostgresConnection.Configuration`, over TCP
@@ -86,25 +114,42 @@ public final class PostgresLogSink: LogSink, Sendable {
   ///   - stream: The stream's name: one store's journal.
   ///   - writer: This writer's name, the same across its restarts (a host name, say).
   ///   - takingOver: Whether to take the stream from its holder (a promotion). Without it,
-  ///     opening a stream another writer holds fails.
+  ///     opening a stream another writer holds fails. The takeover asks the holder to stop,
+  ///     waits until its lease has lapsed by PostgreSQL's clock, then raises the term.
+  ///   - ignoringHolderLease: With `takingOver`, whether to take the stream at once, without
+  ///     waiting for the holder's lease: only for an operator who knows the holder is stopped
+  ///     (its process killed, its machine off). If it is in fact running, the changes it made
+  ///     in its last `timeout` may be in its memory and not in the journal.
+  ///   - takeoverTimeout: With `takingOver`, the longest the takeover waits for the holder's
+  ///     lease to lapse.
   ///   - checkpoints: Keyed checkpoints (`AuditCheckpoints`) to add to the chain, so that
   ///     someone who can write the table but does not hold the key cannot rewrite the chain
   ///     unnoticed; none by default.
+  ///   - lease: How long PostgreSQL grants this writer's lease for, from each commit or
+  ///     renewal; longer than `timeout`.
   ///   - timeout: The longest a commit (with reconnecting) may take before it fails.
   ///   - logger: Where postgres-nio logs.
   /// - Returns: The sink, positioned after the stream's last line.
   /// - Throws: ``PostgresJournalError/fenced(stream:holder:)`` when another writer holds the
-  ///   stream; ``PostgresJournalError/unavailable(stream:reason:)`` when PostgreSQL cannot be
-  ///   reached; ``PostgresJournalError/cannotContinueChain(stream:sequence:reason:)`` when the
-  ///   last line is not a chained entry.
+  ///   stream (or waits to take it over, or took it over first);
+  ///   ``PostgresJournalError/leaseHeld(stream:holder:waited:)`` when a takeover waited
+  ///   `takeoverTimeout` in vain; ``PostgresJournalError/invalidLease(lease:timeout:)`` when
+  ///   `lease` is not longer than `timeout`; ``PostgresJournalError/unavailable(stream:reason:)``
+  ///   when PostgreSQL cannot be reached;
+  ///   ``PostgresJournalError/cannotContinueChain(stream:sequence:reason:)`` when the last line
+  ///   is not a chained entry.
   public static func open(
     configuration: PostgresConnection.Configuration, stream: String, writer: String,
-    takingOver: Bool = false, checkpoints: AuditCheckpoints? = nil,
-    timeout: Duration = .seconds(10),
+    takingOver: Bool = false, ignoringHolderLease: Bool = false,
+    takeoverTimeout: Duration = .seconds(60), checkpoints: AuditCheckpoints? = nil,
+    lease: Duration = .seconds(15), timeout: Duration = .seconds(10),
     logger: Logger = Logger(label: "ReducePostgres")
   ) async throws(PostgresJournalError) -> PostgresLogSink {
     guard !stream.isEmpty else { throw .invalidName("stream name") }
     guard !writer.isEmpty else { throw .invalidName("writer name") }
+    guard timeout > .zero, lease > timeout else {
+      throw .invalidLease(lease: lease, timeout: timeout)
+    }
     let connection = JournalConnection(
       configuration: configuration, timeout: timeout, logger: logger)
     func run(_ query: PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult {
@@ -119,6 +164,17 @@ public final class PostgresLogSink: LogSink, Sendable {
         }
       }
     }
+    func holder() async throws(PostgresJournalError) -> (
+      name: String, term: Int, taker: String?, remaining: Double
+    ) {
+      let row = try await run(JournalSQL.holder(stream: stream)).rows.first.flatMap {
+        try? $0.decode((String, Int64, String?, Double).self)
+      }
+      guard let (name, term, taker, remaining) = row else {
+        throw .unavailable(stream: stream, reason: "the stream's holder could not be read")
+      }
+      return (name, Int(term), taker, remaining)
+    }
     let exists = try await run(JournalSQL.tablesExist).rows.first.flatMap {
       try? $0.decode(Bool.self)
     }
@@ -126,7 +182,9 @@ public final class PostgresLogSink: LogSink, Sendable {
       for statement in JournalSQL.schema {
         do {
           _ = try await run(statement)
-        } catch .unavailable(_, let reason) where reason.contains("42P07") {
+        } catch .unavailable(_, let reason)
+          where reason.contains("42P07") || reason.contains("42701")
+        {
           // Created meanwhile by another writer.
         } catch .unavailable(_, let reason) where reason.contains("a unique key was broken") {
           // Created meanwhile by another writer (a duplicate in the catalog).
@@ -134,17 +192,27 @@ public final class PostgresLogSink: LogSink, Sendable {
       }
     }
     _ = try await run(JournalSQL.register(stream: stream, writer: writer))
-    let claim =
-      takingOver
-      ? JournalSQL.takeOver(stream: stream, writer: writer)
-      : JournalSQL.holder(stream: stream)
-    let holder = try await run(claim).rows.first.flatMap {
-      try? $0.decode((String, Int64).self)
+    let current = try await holder()
+    let term: Int
+    let granted: ContinuousClock.Instant
+    if takingOver {
+      (term, granted) = try await takeOver(
+        stream: stream, writer: writer, from: current, ignoringLease: ignoringHolderLease,
+        waitingAtMost: takeoverTimeout, lease: lease, run: run, holder: holder)
+    } else {
+      guard current.name == writer else { throw .fenced(stream: stream, holder: current.name) }
+      if let taker = current.taker { throw .fenced(stream: stream, holder: taker) }
+      granted = ContinuousClock.now
+      let renewed = try await run(
+        JournalSQL.renew(stream: stream, term: current.term, lease: lease)
+      ).rows.first.flatMap { try? $0.decode((Int64, String?, String?).self) }
+      guard let (held, taker, name) = renewed else {
+        throw .unavailable(stream: stream, reason: "the stream's lease could not be renewed")
+      }
+      guard held == 1 else { throw .fenced(stream: stream, holder: name ?? "another writer") }
+      if let taker { throw .fenced(stream: stream, holder: taker) }
+      term = current.term
     }
-    guard let (name, term) = holder else {
-      throw .unavailable(stream: stream, reason: "the stream's holder could not be read")
-    }
-    guard name == writer else { throw .fenced(stream: stream, holder: name) }
     var position = JournalPosition.start
     if let row = try await run(JournalSQL.last(stream: stream)).rows.first {
       guard let (seq, line) = try? row.decode((Int64, ByteBuffer).self) else {
@@ -162,7 +230,56 @@ public final class PostgresLogSink: LogSink, Sendable {
         stream: stream, sequence: position.sequence, reason: error.description)
     }
     return PostgresLogSink(
-      stream: stream, writer: writer, term: Int(term), chain: chain, connection: connection)
+      stream: stream, writer: writer, term: term, chain: chain,
+      lease: Lease(stream: stream, length: lease, margin: timeout, grantedBy: granted),
+      connection: connection)
+  }
+
+  /// Takes the stream over from its holder: asks it to stop (unless `ignoringLease`), waits
+  /// until its lease has lapsed by PostgreSQL's clock, then raises the term in one statement
+  /// that checks both; returns the new term and when the statement that granted this writer's
+  /// lease was sent.
+  private static func takeOver(
+    stream: String, writer: String,
+    from holder: (name: String, term: Int, taker: String?, remaining: Double),
+    ignoringLease: Bool, waitingAtMost limit: Duration, lease: Duration,
+    run: (PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult,
+    holder read: () async throws(PostgresJournalError) -> (
+      name: String, term: Int, taker: String?, remaining: Double
+    )
+  ) async throws(PostgresJournalError) -> (term: Int, granted: ContinuousClock.Instant) {
+    let start = ContinuousClock.now
+    let term = holder.term
+    if !ignoringLease {
+      _ = try await run(JournalSQL.requestTakeover(stream: stream, term: term, writer: writer))
+    }
+    while true {
+      let sent = ContinuousClock.now
+      let taken = try await run(
+        JournalSQL.takeOver(
+          stream: stream, term: term, writer: writer, lease: lease,
+          ignoringLease: ignoringLease)
+      ).rows.first.flatMap { try? $0.decode(Int64.self) }
+      if let taken { return (Int(taken), sent) }
+      let now = try await read()
+      // Another takeover raised the term first.
+      guard now.term == term else { throw .fenced(stream: stream, holder: now.name) }
+      let waited = start.duration(to: .now)
+      guard waited < limit else {
+        _ = try? await run(
+          JournalSQL.withdrawTakeover(stream: stream, term: term, writer: writer))
+        throw .leaseHeld(stream: stream, holder: now.name, waited: waited)
+      }
+      // The lease can only be extended meanwhile: sleep until it would end, a little after.
+      let remaining = Duration.milliseconds(Int64((now.remaining * 1000).rounded(.up)) + 5)
+      do {
+        try await Task.sleep(for: min(remaining, limit - waited))
+      } catch {
+        _ = try? await run(
+          JournalSQL.withdrawTakeover(stream: stream, term: term, writer: writer))
+        throw .unavailable(stream: stream, reason: "the takeover was cancelled")
+      }
+    }
   }
 
   /// Numbers, chains and queues the entry's line; ``waitUntilDurable()`` commits it.
@@ -228,6 +345,7 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// Every later write throws ``PostgresJournalError/closed(stream:)``.
   public func close() {
     queue.stop(.closed(stream: stream))
+    renewal.stop()
     connection.close()
   }
 
@@ -255,24 +373,31 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// conflict on the key (lines of an earlier commit whose answer was lost are found, the
   /// same bytes, and left as they are).
   static func commit(
-    _ rows: [JournalRow], stream: String, term: Int, connection: JournalConnection
+    _ rows: [JournalRow], stream: String, term: Int, lease: Lease, connection: JournalConnection
   ) throws(PostgresJournalError) {
     var remaining = rows
     for _ in 0..<3 {
       guard let first = remaining.first, let last = remaining.last else { return }
       do {
+        let sent = lease.sending()
         let result = try connection.runBlocking(
-          JournalSQL.insert(stream: stream, term: term, rows: remaining))
-        let inserted = result.rows.first.flatMap { try? $0.decode(Int64.self) } ?? -1
-        if inserted == Int64(remaining.count) { return }
-        guard inserted == 0 else {
+          JournalSQL.insert(stream: stream, term: term, lease: lease.length, rows: remaining))
+        guard
+          let (inserted, held, taker, holder) = result.rows.first.flatMap({
+            try? $0.decode((Int64, Int64, String?, String?).self)
+          })
+        else {
           throw PostgresJournalError.unavailable(
-            stream: stream, reason: "\(inserted) of \(remaining.count) rows were inserted")
+            stream: stream, reason: "the commit's answer could not be read")
         }
         // The term is no longer the writer's: the stream was taken over.
-        let holder = try connection.runBlocking(JournalSQL.holder(stream: stream)).rows.first
-          .flatMap { try? $0.decode((String, Int64).self) }
-        throw PostgresJournalError.fenced(stream: stream, holder: holder?.0 ?? "another writer")
+        guard held == 1 else {
+          throw PostgresJournalError.fenced(stream: stream, holder: holder ?? "another writer")
+        }
+        lease.renewed(sentAt: sent, taker: taker)
+        if inserted == Int64(remaining.count) { return }
+        throw PostgresJournalError.unavailable(
+          stream: stream, reason: "\(inserted) of \(remaining.count) rows were inserted")
       } catch let error as PostgresJournalError {
         throw error
       } catch QueryFailure.uniqueViolation {

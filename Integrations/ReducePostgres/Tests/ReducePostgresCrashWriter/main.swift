@@ -44,9 +44,19 @@ let configuration = PostgresConnection.Configuration(
   unixSocketPath: arguments[1], username: "postgres", password: nil, database: "postgres")
 let stream = arguments[2]
 let count = arguments.count == 5 ? Int(arguments[4]) : nil
+// REDUCE_PG_LEASE_SECONDS: a lease of that many seconds with a commit timeout of half of it
+// (the failover test's short lease), rather than the defaults.
+let lease = ProcessInfo.processInfo.environment["REDUCE_PG_LEASE_SECONDS"].flatMap(Double.init)
 do {
-  let sink = try await PostgresLogSink.open(
-    configuration: configuration, stream: stream, writer: arguments[3])
+  let sink: PostgresLogSink
+  if let lease {
+    sink = try await PostgresLogSink.open(
+      configuration: configuration, stream: stream, writer: arguments[3],
+      lease: .milliseconds(Int64(lease * 1000)), timeout: .milliseconds(Int64(lease * 500)))
+  } else {
+    sink = try await PostgresLogSink.open(
+      configuration: configuration, stream: stream, writer: arguments[3])
+  }
   let store = try Store(initialState: Account(), mutators: [balance, deposits])
   let position = try await AuditLog.replay(
     from: PostgresJournalSource(configuration: configuration, stream: stream), into: store,
