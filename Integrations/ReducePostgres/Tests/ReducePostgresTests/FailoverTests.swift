@@ -9,13 +9,16 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct FailoverTests {
   @Test(
-    "a standby reaches the primary's last acknowledged entry within a second of its death, is promoted, and the restarted old primary is refused"
+    "a standby reaches the primary's last acknowledged entry within a second of its death, is promoted once its lease lapsed, and the restarted old primary is refused"
   )
   func failover() async throws {
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
+    // The primary's lease is 2 s (its commit timeout 1 s): the promotion waits for it to
+    // lapse, since the standby cannot know that the primary is dead.
     let primary = try ChildProcess(
-      "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "primary"])
+      "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "primary"],
+      environment: ["REDUCE_PG_LEASE_SECONDS": "2"])
     guard primary.waitForLine(startingWith: "start ", until: Date() + 30) != nil else {
       primary.kill()
       Issue.record("the primary did not start: \(primary.standardError)")
@@ -41,7 +44,11 @@ import Testing
     #expect(standby.state.balance >= acknowledged)
 
     let store = try await standby.promote(
-      takingOver: stream, configuration: cluster.configuration, writer: "standby")
+      takingOver: stream, configuration: cluster.configuration, writer: "standby",
+      lease: testLease, timeout: testTimeout)
+    // Promoted once the dead primary's lease lapsed: not later than a lease after its death.
+    let promotedAfter = killed.duration(to: .now)
+    #expect(promotedAfter < .seconds(2) + .milliseconds(900), "promoted after \(promotedAfter)")
     let promoted = store.state.balance
     #expect(try store.dispatch(Deposit(amount: 1)).get().balance == promoted + 1)
 
