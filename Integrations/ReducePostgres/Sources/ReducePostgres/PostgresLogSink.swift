@@ -27,12 +27,44 @@ public import ReduceLogging
 /// lines are committed. With PostgreSQL's default `synchronous_commit = on`, committed means
 /// flushed to the server's disk (and to its synchronous standbys, if it has any).
 ///
-/// **Fencing.** A stream has one holder, named by `writer`. Opening a stream that another
-/// writer holds fails with ``PostgresJournalError/fenced(stream:holder:)``, unless `takingOver`
-/// (a promotion, the operator's decision), which makes this writer the holder with a new term.
-/// Every commit checks the term in the same statement, so a writer whose stream was taken over
-/// fails at its next commit, and a second writer that appends at a `seq` already taken fails on
-/// the key (``PostgresJournalError/conflict(stream:sequence:)``). Either failure is final.
+/// **Fencing and the lease.** A stream has one holder, named by `writer`, and a term. Opening a
+/// stream that another writer holds fails with ``PostgresJournalError/fenced(stream:holder:)``.
+/// The holder has a lease, `lease_until = now() + lease` by PostgreSQL's clock, renewed by every
+/// commit (in the statement that checks the term and inserts) and, while the writer is idle, by
+/// a renewal on the package's own event loop (when nothing renewed it for a third of
+/// `lease - timeout`). The writer counts its lease from when it *sent* the renewing statement,
+/// and `timeout` shorter: it ends at `sent + lease - timeout` by the writer's clock, at least
+/// `timeout` before PostgreSQL's `lease_until`. ``write(_:)``, in the store's turn and so before
+/// the change is made, refuses the entry once that lease has ended
+/// (``PostgresJournalError/leaseExpired(stream:)``, which passes when a renewal succeeds), or
+/// once a writer waits to take the stream over (``PostgresJournalError/fenced(stream:holder:)``).
+///
+/// A takeover (`takingOver`: a promotion, the operator's decision) asks the holder to stop (it
+/// names itself the stream's `taker`; the holder's commits and renewals then leave the lease as
+/// it is, and it refuses new entries), waits until `lease_until < now()` by PostgreSQL's clock
+/// (for at most `takeoverTimeout`, then ``PostgresJournalError/leaseHeld(stream:holder:waited:)``),
+/// raises the term in one statement that checks both, and only then reads the stream's last
+/// line. So every change the old holder made was made before its own lease ended, at least
+/// `timeout` before PostgreSQL allowed the takeover: its commit lands first, and the new holder
+/// continues after it. Every commit of the old holder after the takeover inserts nothing and
+/// fails with `fenced`; a renewal that finds the term changed stops the sink too.
+///
+/// What the lease assumes: the commit of an accepted change reaches PostgreSQL within `timeout`
+/// of the change (the wait for a commit in flight included), and the writer's clock and
+/// PostgreSQL's run at the same rate (their times may differ: each side only measures durations
+/// on its own clock). A writer paused for longer than that between a change and its commit (a
+/// stopped process, a frozen virtual machine), or whose commit is held up on the network, can
+/// still find the stream taken over when its commit arrives: that change is then in its memory
+/// and not in the journal (see below). `ignoringHolderLease` skips the wait, for an operator who
+/// knows the old holder is stopped; if it is not, its changes of its last `timeout` may be lost
+/// that way. The lease must be longer than `timeout` (else
+/// ``PostgresJournalError/invalidLease(lease:timeout:)``); with the defaults (15 s and 10 s) an
+/// idle writer renews every 1.7 s, and a takeover waits at most 15 s after the holder's last
+/// renewal.
+///
+/// Two sinks of the same writer (a primary started twice) share its term: the second to append
+/// at a `seq` already taken fails on the key (``PostgresJournalError/conflict(stream:sequence:)``)
+/// at its commit, after its change was made. Fenced and a conflict are final.
 ///
 /// **What a failure leaves.** An `AuditTrail` makes a change before its entry is committed
 /// (the entry is written first, in the turn; the commit waits for the turn to be released), so a
@@ -44,10 +76,13 @@ public import ReduceLogging
 ///   their lines are kept, and committed again (or found committed already) before the sink
 ///   accepts another entry. Until that succeeds, every
 ///   ``write(_:)`` throws, so each later dispatch fails before it changes anything. Once
-///   PostgreSQL is back, the journal again holds every change the store made.
-/// - A final failure (fenced, a conflict) fails that group's dispatches and every later one. The
-///   group's changes are in the store's state and not in the journal: the store must not serve
-///   anything more; rebuild it from the journal, as a standby of the new holder.
+///   PostgreSQL is back, the journal again holds every change the store made, unless the
+///   stream was taken over meanwhile (a failure longer than the lease): then as below.
+/// - A final failure at a commit (fenced: a takeover that ignored the lease, or a pause longer
+///   than the margin; a conflict) fails that group's dispatches and every later one. The group's
+///   changes are in the store's state and not in the journal: the store must not serve
+///   anything more; rebuild it from the journal, as a standby of the new holder. A refusal at
+///   ``write(_:)`` (the lease, a takeover's request) changes nothing.
 ///
 /// The sink's API is synchronous; see ``waitUntilDurable()`` for how it waits for PostgreSQL.
 public final class PostgresLogSink: LogSink, Sendable {
@@ -89,12 +124,7 @@ public final class PostgresLogSink: LogSink, Sendable {
         try Self.commit(rows, stream: stream, term: term, lease: lease, connection: connection)
       })
     self.queue = queue
-    renewal = LeaseRenewal(
-      lease: lease, term: term,
-      connection: JournalConnection(
-        configuration: connection.configuration, timeout: connection.timeout,
-        logger: connection.logger)
-    ) { error in
+    renewal = LeaseRenewal(lease: lease, term: term, connection: connection) { error in
       queue.stop(error)
     }
     renewal.start()

@@ -34,7 +34,8 @@ extension StandbyStore {
   ///   - writer: The new primary's writer name.
   ///   - ignoringHolderLease: Whether to take the stream at once, without waiting for the old
   ///     primary's lease to lapse: only when the old primary is known to be stopped (see
-  ///     `PostgresLogSink.open(configuration:stream:writer:takingOver:ignoringHolderLease:takeoverTimeout:checkpoints:lease:timeout:logger:)`).
+  ///     ``PostgresLogSink``: if it is running, its changes of its last `timeout` may be in its
+  ///     memory and not in the journal).
   ///   - takeoverTimeout: The longest the takeover waits for the old primary's lease to lapse.
   ///   - checkpoints: Keyed checkpoints, as the old primary wrote them.
   ///   - middleware: The app's middleware, outermost first.

@@ -46,9 +46,11 @@ import Testing
     let store = try await standby.promote(
       takingOver: stream, configuration: cluster.configuration, writer: "standby",
       lease: testLease, timeout: testTimeout)
-    // Promoted once the dead primary's lease lapsed: not later than a lease after its death.
+    // Promoted once the dead primary's lease lapsed: its 2 s lease, and not the default 15 s,
+    // after its death (with time for the catch-up and the promotion on a loaded machine;
+    // LeaseTests times a takeover alone).
     let promotedAfter = killed.duration(to: .now)
-    #expect(promotedAfter < .seconds(2) + .milliseconds(900), "promoted after \(promotedAfter)")
+    #expect(promotedAfter < .seconds(5), "promoted after \(promotedAfter)")
     let promoted = store.state.balance
     #expect(try store.dispatch(Deposit(amount: 1)).get().balance == promoted + 1)
 

@@ -83,7 +83,11 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
         for count in 1...100_000 where ContinuousClock.now < end {
           let amount = thread * 1_000_000 + count
           switch store.dispatch(Deposit(amount: amount)) {
-          case .success: log.acknowledged(amount)
+          case .success:
+            log.acknowledged(amount)
+            // Paced, so as not to starve the suites that run meanwhile (the failover test
+            // times its standby) on a 2-core machine.
+            usleep(5_000)
           case .failure(let error):
             log.failed(error)
             return
@@ -129,7 +133,42 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     }
     #expect(store.state == state)
     _ = try auditedStore(new, initial: state).dispatch(Deposit(amount: 7)).get()
-    #expect(try AuditLog.verify(try await storedLog(stream, in: cluster)) == state.deposits.count + 1)
+    #expect(
+      try AuditLog.verify(try await storedLog(stream, in: cluster)) == state.deposits.count + 1)
+  }
+
+  @Test("a takeover of a killed writer waits for its lease, and not longer")
+  func takeoverOfKilledWriter() async throws {
+    let cluster = try sharedCluster.get()
+    let stream = uniqueStream()
+    let writer = try ChildProcess(
+      "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "a"],
+      environment: ["REDUCE_PG_LEASE_SECONDS": "2"])
+    guard writer.waitForLine(startingWith: "ack 20", until: Date() + 30) != nil else {
+      writer.kill()
+      Issue.record("the writer did not write: \(writer.standardError)")
+      return
+    }
+    writer.kill()
+    let acknowledged =
+      writer.lines.compactMap { line in
+        line.hasPrefix("ack ") ? Int(line.dropFirst("ack ".count)) : nil
+      }.last ?? 0
+    // What is left of its lease (2 s from its last commit, just before the kill), by
+    // PostgreSQL's clock.
+    // (Nothing is left if the machine stalled this test for longer than that after the kill.)
+    let remaining = Duration.milliseconds(
+      max(0, Int64(try await leaseRemaining(stream, in: cluster) * 1000)))
+    let start = ContinuousClock.now
+    let new = try await PostgresLogSink.open(
+      configuration: cluster.configuration, stream: stream, writer: "b", takingOver: true,
+      lease: testLease, timeout: testTimeout)
+    let waited = start.duration(to: .now)
+    // It waited for the lease, and not much more (the rest is the statements' time, on a
+    // loaded machine; the default lease would have been 15 s).
+    #expect(waited >= remaining - .milliseconds(100), "the takeover waited \(waited)")
+    #expect(waited < remaining + .seconds(2), "the takeover waited \(waited) of \(remaining)")
+    #expect(new.openedPosition.sequence >= acknowledged)
   }
 
   @Test("a takeover gives up with a typed error when the holder keeps its lease")
@@ -208,15 +247,24 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     "a writer cut off from PostgreSQL refuses changes once its lease lapses, and accepts them again once it is renewed"
   )
   func cutOffWriterStops() async throws {
-    let cluster = try PostgresCluster()
-    defer { cluster.remove() }
+    let cluster = try sharedCluster.get()
     let stream = uniqueStream()
+    // The writer logs in as a role of its own, which the test cuts off: its connections are
+    // ended and it may not log in again (cheaper, on a loaded machine, than stopping a cluster
+    // of its own).
+    let role = "cut_\(UUID().uuidString.prefix(8).lowercased())"
+    try await execute(PostgresQuery(unsafeSQL: "CREATE ROLE \(role) LOGIN SUPERUSER"), in: cluster)
+    var configuration = cluster.configuration
+    configuration.username = role
     let sink = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
+      configuration: configuration, stream: stream, writer: "a", lease: testLease,
       timeout: testTimeout)
     let store = try auditedStore(sink)
     _ = try store.dispatch(Deposit(amount: 1)).get()
-    try cluster.stop(immediately: true)
+    try await execute(PostgresQuery(unsafeSQL: "ALTER ROLE \(role) NOLOGIN"), in: cluster)
+    try await execute(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = \(role)",
+      in: cluster)
     // The writer's lease lapses by its own clock, at the latest `lease - timeout` after the last
     // renewal.
     let lapsed = sink.leaseState.expiry
@@ -232,8 +280,8 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     }
     #expect(store.state.deposits == [1])
 
-    // PostgreSQL is back: the background renewal renews the lease (the term is unchanged).
-    try cluster.start()
+    // Reachable again: the background renewal renews the lease (the term is unchanged).
+    try await execute(PostgresQuery(unsafeSQL: "ALTER ROLE \(role) LOGIN"), in: cluster)
     let deadline = ContinuousClock.now + .seconds(30)
     var accepted = false
     while !accepted, ContinuousClock.now < deadline {
@@ -270,18 +318,44 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
 
   @Test("a table made before the lease gets its columns when a writer opens a stream")
   func migration() async throws {
-    let cluster = try PostgresCluster()
-    defer { cluster.remove() }
+    let cluster = try sharedCluster.get()
+    // A schema of its own, first on the writer's search path: its tables are the old ones.
+    let schema = "old_\(UUID().uuidString.prefix(8).lowercased())"
+    try await execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"), in: cluster)
     try await execute(
-      "CREATE TABLE reduce_journal_streams (stream text PRIMARY KEY, holder text NOT NULL, term bigint NOT NULL)",
+      PostgresQuery(
+        unsafeSQL: """
+          CREATE TABLE \(schema).reduce_journal_streams (
+            stream text PRIMARY KEY, holder text NOT NULL, term bigint NOT NULL)
+          """), in: cluster)
+    try await execute(
+      PostgresQuery(
+        unsafeSQL: "INSERT INTO \(schema).reduce_journal_streams VALUES ('old', 'a', 3)"),
       in: cluster)
-    try await execute(
-      "INSERT INTO reduce_journal_streams VALUES ('old', 'a', 3)", in: cluster)
+    var configuration = cluster.configuration
+    configuration.options.additionalStartupParameters = [("search_path", schema)]
     let sink = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: "old", writer: "a", lease: testLease,
+      configuration: configuration, stream: "old", writer: "a", lease: testLease,
       timeout: testTimeout)
     #expect(sink.term == 3)
     _ = try auditedStore(sink).dispatch(Deposit(amount: 1)).get()
-    #expect(try await leaseRemaining("old", in: cluster) > 0)
+    let connection = try await PostgresConnection.connect(
+      on: PostgresLogSink.eventLoopGroup.next(), configuration: cluster.configuration, id: 9,
+      logger: Logger(label: "tests"))
+    var rows: [(Int64, Bool)] = []
+    do {
+      let result = try await connection.query(
+        PostgresQuery(
+          unsafeSQL: """
+            SELECT (SELECT count(*) FROM \(schema).reduce_journal),
+              (SELECT lease_until > now() AND taker IS NULL FROM \(schema).reduce_journal_streams)
+            """), logger: Logger(label: "tests"))
+      for try await row in result.decode((Int64, Bool).self) { rows.append(row) }
+    } catch {
+      try? await connection.close()
+      throw error
+    }
+    try await connection.close()
+    #expect(rows.count == 1 && rows[0] == (1, true))
   }
 }

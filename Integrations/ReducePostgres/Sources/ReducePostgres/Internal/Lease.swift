@@ -37,7 +37,8 @@ final class Lease: Sendable {
   ///   - length: How long PostgreSQL grants the lease for.
   ///   - margin: How much sooner the writer counts it as ended (less than `length`).
   ///   - sent: When the statement that granted it was sent.
-  init(stream: String, length: Duration, margin: Duration, grantedBy sent: ContinuousClock.Instant) {
+  init(stream: String, length: Duration, margin: Duration, grantedBy sent: ContinuousClock.Instant)
+  {
     self.stream = stream
     self.length = length
     self.margin = margin
@@ -120,7 +121,9 @@ final class LeaseRenewal: Sendable {
   /// - Parameters:
   ///   - lease: The lease to renew.
   ///   - term: The writer's term.
-  ///   - connection: A connection of the renewal's own, opened when first needed.
+  ///   - connection: The sink's connection. A renewal is due only when nothing was sent for a
+  ///     while, so it seldom queues a commit behind it; if it times out, the connection is
+  ///     closed (as after a commit's timeout) and the next statement opens another.
   ///   - fenced: Called (on the event loop) when a renewal finds the stream taken over.
   init(
     lease: Lease, term: Int, connection: JournalConnection,
@@ -148,14 +151,13 @@ final class LeaseRenewal: Sendable {
     task.withLock { $0 = scheduled }
   }
 
-  /// Stops renewing and closes the renewal's connection.
+  /// Stops renewing.
   func stop() {
     let scheduled = task.withLock { slot in
       defer { slot = nil }
       return slot
     }
     scheduled?.cancel()
-    connection.close()
   }
 
   private func renewIfDue() {
