@@ -142,13 +142,15 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
     let writer = try ChildProcess(
-      "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "a"],
+      "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "a", "25"],
       environment: ["REDUCE_PG_LEASE_SECONDS": "2"])
     guard writer.waitForLine(startingWith: "ack 20", until: Date() + 30) != nil else {
       writer.kill()
       Issue.record("the writer did not write: \(writer.standardError)")
       return
     }
+    // Killed, or ended after its 25 deposits without closing its sink: dead either way, its
+    // lease left to lapse.
     writer.kill()
     let acknowledged =
       writer.lines.compactMap { line in
