@@ -370,12 +370,17 @@ public final class PostgresLogSink: LogSink, Sendable {
     return (counts.groups, counts.lines)
   }
 
-  /// Stops the sink and closes its connection; entries not yet committed are not committed.
+  /// Stops the sink, ends its lease and closes its connection; entries not yet committed are
+  /// not committed.
   ///
-  /// Every later write throws ``PostgresJournalError/closed(stream:)``.
+  /// Every later write throws ``PostgresJournalError/closed(stream:)``. Ending the lease lets a
+  /// takeover (a planned switchover) go ahead at once rather than wait for it to lapse; it is
+  /// sent after the commit in flight, if any, on the same connection, and waited for at most
+  /// ``timeout``. If PostgreSQL cannot be reached, the lease lapses by itself.
   public func close() {
     queue.stop(.closed(stream: stream))
     renewal.stop()
+    _ = try? connection.runBlocking(JournalSQL.release(stream: stream, term: term))
     connection.close()
   }
 

@@ -8,6 +8,7 @@
 // It prints `start BALANCE SEQ` once its state is rebuilt, then `ack BALANCE` after each
 // dispatch returned, and `failed ERROR` when one failed (then goes on, after COUNT dispatches
 // stops), each line flushed at once. It exits with 3 when its stream is held by another writer.
+// With REDUCE_PG_LEASE_SECONDS set, its lease is that long and its commit timeout half of it.
 import Foundation
 import PostgresNIO
 import Reduce

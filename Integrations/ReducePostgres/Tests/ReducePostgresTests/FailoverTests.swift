@@ -41,7 +41,6 @@ import Testing
     // Each deposit is one entry: the entry of the last acknowledged one is its balance.
     try await standby.waitUntilApplied(through: acknowledged)
     let caughtUp = killed.duration(to: .now)
-    print("CAUGHTUP \(caughtUp)")
     #expect(caughtUp < .seconds(1), "the standby took \(caughtUp)")
     #expect(standby.state.balance >= acknowledged)
 

@@ -173,6 +173,23 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     #expect(new.openedPosition.sequence >= acknowledged)
   }
 
+  @Test("a closed holder's lease ends with it: a takeover need not wait")
+  func closedHolderReleasesLease() async throws {
+    let cluster = try sharedCluster.get()
+    let stream = uniqueStream()
+    let holder = try await PostgresLogSink.open(
+      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
+      timeout: testTimeout)
+    _ = try auditedStore(holder).dispatch(Deposit(amount: 1)).get()
+    holder.close()
+    let start = ContinuousClock.now
+    let new = try await PostgresLogSink.open(
+      configuration: cluster.configuration, stream: stream, writer: "b", takingOver: true,
+      lease: testLease, timeout: testTimeout)
+    #expect(start.duration(to: .now) < testLease - testTimeout)
+    #expect(new.openedPosition.sequence == 1)
+  }
+
   @Test("a takeover gives up with a typed error when the holder keeps its lease")
   func takeoverTimesOut() async throws {
     let cluster = try sharedCluster.get()

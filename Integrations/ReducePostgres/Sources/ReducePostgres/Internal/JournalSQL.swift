@@ -107,6 +107,14 @@ enum JournalSQL {
     """
   }
 
+  /// Ends the lease of the writer holding `term` now, so that a takeover need not wait for it.
+  static func release(stream: String, term: Int) -> PostgresQuery {
+    """
+    UPDATE reduce_journal_streams SET lease_until = now()
+      WHERE stream = \(stream) AND term = \(Int64(term)) AND lease_until > now()
+    """
+  }
+
   /// Records `writer` as waiting to take over the stream from the holder of `term`; its renewals
   /// then leave the lease as it is.
   static func requestTakeover(stream: String, term: Int, writer: String) -> PostgresQuery {
