@@ -92,15 +92,18 @@ enum JournalSQL {
     Double(JournalConnection.nanoseconds(lease)) / 1e9
   }
 
-  /// Renews the lease of the writer holding `term`, unless a taker waits: one row of
-  /// `(int8, text?, text?)`: 1 when the term is still the writer's (0 when the stream was
-  /// taken over), the taker waiting (the lease was then left as it was), and the holder.
+  /// Renews the lease of the writer holding `term`, unless a taker waits, never shortening it
+  /// (a statement abandoned after a timeout may run after a later one, with an earlier
+  /// `now()`): one row of `(int8, text?, text?)`: 1 when the term is still the writer's (0
+  /// when the stream was taken over), the taker waiting (the lease was then left as it was),
+  /// and the holder.
   static func renew(stream: String, term: Int, lease: Duration) -> PostgresQuery {
     """
     WITH renewed AS (
       UPDATE reduce_journal_streams
         SET lease_until = CASE WHEN taker IS NULL
-          THEN now() + \(seconds(lease)) * interval '1 second' ELSE lease_until END
+          THEN greatest(lease_until, now() + \(seconds(lease)) * interval '1 second')
+          ELSE lease_until END
         WHERE stream = \(stream) AND term = \(Int64(term)) RETURNING taker)
     SELECT (SELECT count(*) FROM renewed), (SELECT taker FROM renewed),
       (SELECT holder FROM reduce_journal_streams WHERE stream = \(stream))
@@ -170,7 +173,8 @@ enum JournalSQL {
       WITH holder AS (
         UPDATE reduce_journal_streams
           SET lease_until = CASE WHEN taker IS NULL
-            THEN now() + \(seconds(lease)) * interval '1 second' ELSE lease_until END
+            THEN greatest(lease_until, now() + \(seconds(lease)) * interval '1 second')
+            ELSE lease_until END
           WHERE stream = \(stream) AND term = \(Int64(term)) RETURNING taker),
       inserted AS (
         INSERT INTO reduce_journal (stream, seq, line, snapshot)

@@ -4,8 +4,8 @@ import PostgresNIO
 /// A writer's lease on its stream, as the writer's own clock sees it.
 ///
 /// Every statement that renews the lease (a commit, a renewal, the opening claim) sets
-/// `lease_until = now() + length` by PostgreSQL's clock, and PostgreSQL runs it after the writer
-/// sent it. So, clocks running at the same rate, the lease PostgreSQL grants ends no earlier than
+/// `lease_until` to at least `now() + length` by PostgreSQL's clock (never earlier than it
+/// was), and PostgreSQL runs it after the writer sent it. So, clocks running at the same rate, the lease PostgreSQL grants ends no earlier than
 /// `sent + length` on the writer's clock. The writer counts it as ending `margin` (the commit
 /// timeout) sooner: a change made before ``expiry`` has at least `margin` to be committed before
 /// PostgreSQL would let another writer take the stream over.
