@@ -167,10 +167,10 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
       configuration: cluster.configuration, stream: stream, writer: "b", takingOver: true,
       lease: testLease, timeout: testTimeout)
     let waited = start.duration(to: .now)
-    // It waited for the lease, and not much more (the rest is the statements' time, on a
-    // loaded machine; the default lease would have been 15 s).
+    // It waited for the lease, and not much more (the rest is the statements' time, and the
+    // stalls of a loaded 2-core machine: 2 s were seen; the default lease would be 15 s).
     #expect(waited >= remaining - .milliseconds(100), "the takeover waited \(waited)")
-    #expect(waited < remaining + .seconds(2), "the takeover waited \(waited) of \(remaining)")
+    #expect(waited < remaining + .seconds(4), "the takeover waited \(waited) of \(remaining)")
     #expect(new.openedPosition.sequence >= acknowledged)
   }
 
