@@ -20,8 +20,10 @@ import Testing
     let primary = try ChildProcess(
       "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "primary"],
       environment: ["REDUCE_PG_LEASE_SECONDS": "4"])
-    guard primary.waitForLine(startingWith: "start ", until: Date() + 30) != nil else {
-      primary.kill()
+    guard
+      await offPool({ primary.waitForLine(startingWith: "start ", until: Date() + 30) }) != nil
+    else {
+      await offPool { primary.kill() }
       Issue.record("the primary did not start: \(primary.standardError)")
       return
     }
@@ -30,8 +32,8 @@ import Testing
       journal: PostgresJournalSource(configuration: cluster.configuration, stream: stream),
       actions: ReplayableActions([Deposit.self]))
     // The primary writes while the standby follows, then dies.
-    _ = primary.waitForLine(startingWith: "ack 200", until: Date() + 30)
-    primary.kill()
+    _ = await offPool { primary.waitForLine(startingWith: "ack 200", until: Date() + 30) }
+    await offPool { primary.kill() }
     let killed = ContinuousClock.now
     let acknowledged =
       primary.lines.compactMap { line in
@@ -58,7 +60,7 @@ import Testing
     // The old primary, restarted on the same stream, is refused.
     let restarted = try ChildProcess(
       "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "primary"])
-    restarted.waitForExit()
+    await offPool { restarted.waitForExit() }
     #expect(restarted.process.terminationStatus == 3)
     #expect(restarted.lines == ["fenced standby"])
 

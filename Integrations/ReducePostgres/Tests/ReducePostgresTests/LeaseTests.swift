@@ -144,14 +144,15 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     let writer = try ChildProcess(
       "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "a", "25"],
       environment: ["REDUCE_PG_LEASE_SECONDS": "2"])
-    guard writer.waitForLine(startingWith: "ack 20", until: Date() + 30) != nil else {
-      writer.kill()
+    guard await offPool({ writer.waitForLine(startingWith: "ack 20", until: Date() + 30) }) != nil
+    else {
+      await offPool { writer.kill() }
       Issue.record("the writer did not write: \(writer.standardError)")
       return
     }
     // Killed, or ended after its 25 deposits without closing its sink: dead either way, its
     // lease left to lapse.
-    writer.kill()
+    await offPool { writer.kill() }
     let acknowledged =
       writer.lines.compactMap { line in
         line.hasPrefix("ack ") ? Int(line.dropFirst("ack ".count)) : nil
