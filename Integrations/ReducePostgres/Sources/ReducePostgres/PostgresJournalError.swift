@@ -32,9 +32,12 @@ public enum PostgresJournalError: Error, Sendable, Equatable, CustomStringConver
   /// background; once PostgreSQL answers, changes are accepted again, unless the stream was
   /// taken over (the sink then fails with ``fenced(stream:holder:)``).
   case leaseExpired(stream: String)
-  /// A takeover waited `waited` for the lease of the stream's holder, `holder`, to lapse, and
-  /// it did not: the holder goes on renewing it (it ignores takeover requests, or another
-  /// takeover raced this one). The stream is left to its holder.
+  /// An opening waited `waited` for the lease of the stream's holder, `holder`, to lapse, and
+  /// it did not: the holder goes on renewing it. For a takeover, the holder ignores takeover
+  /// requests, or another takeover raced this one; for a sink of the holder's own writer
+  /// (`holder` is then `"<writer> (another session of this writer)"`), another sink of that
+  /// writer is live: the process was started twice. The stream is left to its holder, and
+  /// nothing was changed.
   case leaseHeld(stream: String, holder: String, waited: Duration)
   /// The lease is not longer than the commit timeout, or one of them is not positive: the
   /// lease must outlast a commit (see `PostgresLogSink`'s documentation).
@@ -73,7 +76,7 @@ public enum PostgresJournalError: Error, Sendable, Equatable, CustomStringConver
     case .leaseExpired(let stream):
       "This writer's lease on the journal stream \(stream) lapsed before it could renew it, so the change was refused before it was made; the lease is renewed once PostgreSQL answers again."
     case .leaseHeld(let stream, let holder, let waited):
-      "The writer \(holder) kept its lease on the journal stream \(stream) for the \(waited) the takeover waited; the stream is left to it. If it is known to be stopped, take the stream over ignoring its lease."
+      "The writer \(holder) kept its lease on the journal stream \(stream) for the \(waited) this writer waited; the stream is left to it. If it is known to be stopped, open the stream ignoring its lease."
     case .invalidLease(let lease, let timeout):
       "A journal lease of \(lease) must be longer than the commit timeout of \(timeout), and both positive."
     }

@@ -1,3 +1,4 @@
+import Foundation
 public import Logging
 import NIOCore
 public import PostgresNIO
@@ -62,9 +63,21 @@ public import ReduceLogging
 /// idle writer renews every 1.7 s, and a takeover waits at most 15 s after the holder's last
 /// renewal.
 ///
-/// Two sinks of the same writer (a primary started twice) share its term: the second to append
-/// at a `seq` already taken fails on the key (``PostgresJournalError/conflict(stream:sequence:)``)
-/// at its commit, after its change was made. Fenced and a conflict are final.
+/// **Sessions.** Each `open` makes a session (a random UUID) and records it on the stream's row
+/// with the lease; every commit and renewal checks that the row's session is still the sink's.
+/// A second sink of the same writer (a primary started twice, or restarted after a crash) opens only once the lease
+/// of the writer's earlier session has lapsed by PostgreSQL's clock: it waits for it, as a
+/// takeover does, for at most `takeoverTimeout`, then fails with
+/// ``PostgresJournalError/leaseHeld(stream:holder:waited:)`` (holder
+/// `"<writer> (another session of this writer)"`), before it applies anything. A live first sink
+/// renews its lease, so a primary started twice is refused; a crashed one's lease lapses, so a
+/// supervisor's restart opens within one lease of the crash. `close()` ends the lease, so the
+/// next sink opens at once; `ignoringHolderLease` opens at once too, for a supervisor that knows
+/// the earlier process is dead (it killed it). If it is not (a paused process), that process's
+/// next commit or renewal finds the session changed and its sink stops with
+/// ``PostgresJournalError/fenced(stream:holder:)``, as after a takeover: a change made in its
+/// last `timeout` may then be in its memory and not in the journal. Fenced and a conflict are
+/// final.
 ///
 /// **What a failure leaves.** An `AuditTrail` makes a change before its entry is committed
 /// (the entry is written first, in the turn; the commit waits for the turn to be released), so a
@@ -146,12 +159,14 @@ public final class PostgresLogSink: LogSink, Sendable {
   ///   - takingOver: Whether to take the stream from its holder (a promotion). Without it,
   ///     opening a stream another writer holds fails. The takeover asks the holder to stop,
   ///     waits until its lease has lapsed by PostgreSQL's clock, then raises the term.
-  ///   - ignoringHolderLease: With `takingOver`, whether to take the stream at once, without
-  ///     waiting for the holder's lease: only for an operator who knows the holder is stopped
-  ///     (its process killed, its machine off). If it is in fact running, the changes it made
-  ///     in its last `timeout` may be in its memory and not in the journal.
-  ///   - takeoverTimeout: With `takingOver`, the longest the takeover waits for the holder's
-  ///     lease to lapse.
+  ///   - ignoringHolderLease: Whether to take the stream at once, without waiting for the
+  ///     holder's lease (with `takingOver`), or for the lease of this writer's earlier session
+  ///     (without it: a restart): only for an operator or supervisor who knows that holder is
+  ///     stopped (its process killed, its machine off). If it is in fact running, the changes
+  ///     it made in its last `timeout` may be in its memory and not in the journal.
+  ///   - takeoverTimeout: The longest the opening waits for the holder's lease to lapse: the
+  ///     lease of the holder taken over (with `takingOver`), or of this writer's earlier
+  ///     session (another sink, or a process that died without `close()`).
   ///   - checkpoints: Keyed checkpoints (`AuditCheckpoints`) to add to the chain, so that
   ///     someone who can write the table but does not hold the key cannot rewrite the chain
   ///     unnoticed; none by default.
@@ -162,9 +177,11 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// - Returns: The sink, positioned after the stream's last line.
   /// - Throws: ``PostgresJournalError/fenced(stream:holder:)`` when another writer holds the
   ///   stream (or waits to take it over, or took it over first);
-  ///   ``PostgresJournalError/leaseHeld(stream:holder:waited:)`` when a takeover waited
-  ///   `takeoverTimeout` in vain; ``PostgresJournalError/invalidLease(lease:timeout:)`` when
-  ///   `lease` is not longer than `timeout`; ``PostgresJournalError/unavailable(stream:reason:)``
+  ///   ``PostgresJournalError/leaseHeld(stream:holder:waited:)`` when the opening waited
+  ///   `takeoverTimeout` in vain for the holder's lease, or for the lease of this writer's
+  ///   earlier session (another sink of the writer is live);
+  ///   ``PostgresJournalError/invalidLease(lease:timeout:)`` when `lease` is not longer than
+  ///   `timeout`; ``PostgresJournalError/unavailable(stream:reason:)``
   ///   when PostgreSQL cannot be reached;
   ///   ``PostgresJournalError/cannotContinueChain(stream:sequence:reason:)`` when the last line
   ///   is not a chained entry.
@@ -223,25 +240,20 @@ public final class PostgresLogSink: LogSink, Sendable {
     }
     _ = try await run(JournalSQL.register(stream: stream, writer: writer))
     let current = try await holder()
+    // This sink's session: every commit and renewal checks that it is still the stream's.
+    let session = UUID().uuidString
     let term: Int
     let granted: ContinuousClock.Instant
     if takingOver {
       (term, granted) = try await takeOver(
-        stream: stream, writer: writer, from: current, ignoringLease: ignoringHolderLease,
-        waitingAtMost: takeoverTimeout, lease: lease, run: run, holder: holder)
+        stream: stream, writer: writer, session: session, from: current,
+        ignoringLease: ignoringHolderLease, waitingAtMost: takeoverTimeout, lease: lease,
+        run: run, holder: holder)
     } else {
-      guard current.name == writer else { throw .fenced(stream: stream, holder: current.name) }
-      if let taker = current.taker { throw .fenced(stream: stream, holder: taker) }
-      granted = ContinuousClock.now
-      let renewed = try await run(
-        JournalSQL.renew(stream: stream, term: current.term, lease: lease)
-      ).rows.first.flatMap { try? $0.decode((Int64, String?, String?).self) }
-      guard let (held, taker, name) = renewed else {
-        throw .unavailable(stream: stream, reason: "the stream's lease could not be renewed")
-      }
-      guard held == 1 else { throw .fenced(stream: stream, holder: name ?? "another writer") }
-      if let taker { throw .fenced(stream: stream, holder: taker) }
-      term = current.term
+      (term, granted) = try await claim(
+        stream: stream, writer: writer, session: session, from: current,
+        ignoringLease: ignoringHolderLease, waitingAtMost: takeoverTimeout, lease: lease,
+        run: run, holder: holder)
     }
     var position = JournalPosition.start
     if let row = try await run(JournalSQL.last(stream: stream)).rows.first {
@@ -261,7 +273,9 @@ public final class PostgresLogSink: LogSink, Sendable {
     }
     return PostgresLogSink(
       stream: stream, writer: writer, term: term, chain: chain,
-      lease: Lease(stream: stream, length: lease, margin: timeout, grantedBy: granted),
+      lease: Lease(
+        stream: stream, writer: writer, session: session, length: lease, margin: timeout,
+        grantedBy: granted),
       connection: connection)
   }
 
@@ -270,7 +284,7 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// that checks both; returns the new term and when the statement that granted this writer's
   /// lease was sent.
   private static func takeOver(
-    stream: String, writer: String,
+    stream: String, writer: String, session: String,
     from holder: (name: String, term: Int, taker: String?, remaining: Double),
     ignoringLease: Bool, waitingAtMost limit: Duration, lease: Duration,
     run: (PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult,
@@ -287,7 +301,7 @@ public final class PostgresLogSink: LogSink, Sendable {
       let sent = ContinuousClock.now
       let taken = try await run(
         JournalSQL.takeOver(
-          stream: stream, term: term, writer: writer, lease: lease,
+          stream: stream, term: term, writer: writer, session: session, lease: lease,
           ignoringLease: ignoringLease)
       ).rows.first.flatMap { try? $0.decode(Int64.self) }
       if let taken { return (Int(taken), sent) }
@@ -308,6 +322,56 @@ public final class PostgresLogSink: LogSink, Sendable {
         _ = try? await run(
           JournalSQL.withdrawTakeover(stream: stream, term: term, writer: writer))
         throw .unavailable(stream: stream, reason: "the takeover was cancelled")
+      }
+    }
+  }
+
+  /// Claims the stream for a new session of its holder, `writer`, keeping the term: once the
+  /// lease of the writer's earlier session (another sink, in this process or another, or a
+  /// process that died) has lapsed by PostgreSQL's clock, or at once if `ignoringLease`; returns
+  /// the term and when the statement that granted this session's lease was sent.
+  ///
+  /// Unlike a takeover, it does not ask the earlier session to stop: a live one keeps its
+  /// lease, and the claim fails after `limit` with
+  /// ``PostgresJournalError/leaseHeld(stream:holder:waited:)``.
+  private static func claim(
+    stream: String, writer: String, session: String,
+    from holder: (name: String, term: Int, taker: String?, remaining: Double),
+    ignoringLease: Bool, waitingAtMost limit: Duration, lease: Duration,
+    run: (PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult,
+    holder read: () async throws(PostgresJournalError) -> (
+      name: String, term: Int, taker: String?, remaining: Double
+    )
+  ) async throws(PostgresJournalError) -> (term: Int, granted: ContinuousClock.Instant) {
+    let start = ContinuousClock.now
+    let term = holder.term
+    var current = holder
+    while true {
+      guard current.term == term, current.name == writer else {
+        throw .fenced(
+          stream: stream,
+          holder: current.name == writer ? Lease.otherSession(of: writer) : current.name)
+      }
+      if let taker = current.taker { throw .fenced(stream: stream, holder: taker) }
+      let sent = ContinuousClock.now
+      let claimed = try await run(
+        JournalSQL.claim(
+          stream: stream, term: term, writer: writer, session: session, lease: lease,
+          ignoringLease: ignoringLease)
+      ).rows.first.flatMap { try? $0.decode(Int64.self) }
+      if let claimed { return (Int(claimed), sent) }
+      current = try await read()
+      guard current.term == term, current.name == writer, current.taker == nil else { continue }
+      let waited = start.duration(to: .now)
+      guard waited < limit else {
+        throw .leaseHeld(stream: stream, holder: Lease.otherSession(of: writer), waited: waited)
+      }
+      // The lease can only be extended meanwhile: sleep until it would end, a little after.
+      let remaining = Duration.milliseconds(Int64((current.remaining * 1000).rounded(.up)) + 5)
+      do {
+        try await Task.sleep(for: min(remaining, limit - waited))
+      } catch {
+        throw .unavailable(stream: stream, reason: "the opening was cancelled")
       }
     }
   }
@@ -361,6 +425,9 @@ public final class PostgresLogSink: LogSink, Sendable {
     try queue.waitUntilCommitted()
   }
 
+  /// Why the sink stopped accepting entries (fenced, a conflict, closed), if it did.
+  var stopReason: PostgresJournalError? { queue.stopReason }
+
   /// The `seq` of the last entry known to be committed.
   public var committedSequence: Int { queue.committedSequence }
 
@@ -380,7 +447,8 @@ public final class PostgresLogSink: LogSink, Sendable {
   public func close() {
     queue.stop(.closed(stream: stream))
     renewal.stop()
-    _ = try? connection.runBlocking(JournalSQL.release(stream: stream, term: term))
+    _ = try? connection.runBlocking(
+      JournalSQL.release(stream: stream, term: term, session: leaseState.session))
     connection.close()
   }
 
@@ -416,7 +484,9 @@ public final class PostgresLogSink: LogSink, Sendable {
       do {
         let sent = lease.sending()
         let result = try connection.runBlocking(
-          JournalSQL.insert(stream: stream, term: term, lease: lease.length, rows: remaining))
+          JournalSQL.insert(
+            stream: stream, term: term, session: lease.session, lease: lease.length,
+            rows: remaining))
         guard
           let (inserted, held, taker, holder) = result.rows.first.flatMap({
             try? $0.decode((Int64, Int64, String?, String?).self)
@@ -425,9 +495,11 @@ public final class PostgresLogSink: LogSink, Sendable {
           throw PostgresJournalError.unavailable(
             stream: stream, reason: "the commit's answer could not be read")
         }
-        // The term is no longer the writer's: the stream was taken over.
+        // The term or the session is no longer the writer's: the stream was taken over, or
+        // another sink of the writer claimed it.
         guard held == 1 else {
-          throw PostgresJournalError.fenced(stream: stream, holder: holder ?? "another writer")
+          throw PostgresJournalError.fenced(
+            stream: stream, holder: lease.holderDescription(holder))
         }
         lease.renewed(sentAt: sent, taker: taker)
         if inserted == Int64(remaining.count) { return }

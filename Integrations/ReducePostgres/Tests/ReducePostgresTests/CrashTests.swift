@@ -18,8 +18,11 @@ import Testing
     let stream = uniqueStream()
     var acknowledged = 0
     for round in 1...100 {
+      // The test killed the previous process (SIGKILL), so it knows it is dead: the restart
+      // opens the stream at once rather than wait for that process's lease to lapse.
       let child = try ChildProcess(
-        "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "primary"])
+        "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "primary"],
+        environment: ["REDUCE_PG_IGNORING_HOLDER_LEASE": "1"])
       let started = await offPool { child.waitForLine(startingWith: "start ", until: Date() + 30) }
       guard let fields = started?.split(separator: " "), fields.count == 3,
         let start = Int(fields[1]), let sequence = Int(fields[2])

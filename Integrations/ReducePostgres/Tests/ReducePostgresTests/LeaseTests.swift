@@ -175,6 +175,68 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     #expect(new.openedPosition.sequence >= acknowledged)
   }
 
+  /// Starts the crash writer as writer `a` with a 2 s lease, waits for its 20th
+  /// acknowledgement, kills it, and returns how many deposits it acknowledged.
+  private func killedWriter(_ stream: String, in cluster: PostgresCluster) async throws -> Int? {
+    let writer = try ChildProcess(
+      "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "a", "25"],
+      environment: ["REDUCE_PG_LEASE_SECONDS": "2"])
+    guard await offPool({ writer.waitForLine(startingWith: "ack 20", until: Date() + 30) }) != nil
+    else {
+      await offPool { writer.kill() }
+      Issue.record("the writer did not write: \(writer.standardError)")
+      return nil
+    }
+    await offPool { writer.kill() }
+    return writer.lines.compactMap { line in
+      line.hasPrefix("ack ") ? Int(line.dropFirst("ack ".count)) : nil
+    }.last ?? 0
+  }
+
+  @Test(
+    "the same writer, restarted after a kill, waits for its dead process's lease, and not longer")
+  func restartAfterKillWaits() async throws {
+    let cluster = try sharedCluster.get()
+    let stream = uniqueStream()
+    guard let acknowledged = try await killedWriter(stream, in: cluster) else { return }
+    let start = ContinuousClock.now
+    let remaining = Duration.milliseconds(
+      max(0, Int64(try await leaseRemaining(stream, in: cluster) * 1000)))
+    let restarted = try await PostgresLogSink.open(
+      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
+      timeout: testTimeout)
+    let waited = start.duration(to: .now)
+    #expect(waited >= remaining - .milliseconds(100), "the restart waited \(waited)")
+    #expect(waited < remaining + .seconds(4), "the restart waited \(waited) of \(remaining)")
+    #expect(restarted.term == 1)
+    #expect(restarted.openedPosition.sequence >= acknowledged)
+    _ = try auditedStore(restarted).dispatch(Deposit(amount: 1)).get()
+  }
+
+  @Test("the same writer, restarted after a kill ignoring its own lease, opens at once")
+  func restartAfterKillIgnoringLease() async throws {
+    let cluster = try sharedCluster.get()
+    let stream = uniqueStream()
+    guard let acknowledged = try await killedWriter(stream, in: cluster) else { return }
+    // The dead process's lease, made an hour long: a wait for it would show.
+    try await execute(
+      """
+      UPDATE reduce_journal_streams SET lease_until = now() + interval '1 hour'
+        WHERE stream = \(stream)
+      """, in: cluster)
+    let start = ContinuousClock.now
+    let restarted = try await PostgresLogSink.open(
+      configuration: cluster.configuration, stream: stream, writer: "a",
+      ignoringHolderLease: true, takeoverTimeout: .seconds(30), lease: testLease,
+      timeout: testTimeout)
+    #expect(start.duration(to: .now) < testLease - testTimeout)
+    #expect(restarted.openedPosition.sequence >= acknowledged)
+    _ = try auditedStore(restarted).dispatch(Deposit(amount: 1)).get()
+    #expect(
+      try AuditLog.verify(try await storedLog(stream, in: cluster))
+        == restarted.openedPosition.sequence + 1)
+  }
+
   @Test("a closed holder's lease ends with it: a takeover need not wait")
   func closedHolderReleasesLease() async throws {
     let cluster = try sharedCluster.get()
@@ -369,7 +431,8 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
         PostgresQuery(
           unsafeSQL: """
             SELECT (SELECT count(*) FROM \(schema).reduce_journal),
-              (SELECT lease_until > now() AND taker IS NULL FROM \(schema).reduce_journal_streams)
+              (SELECT lease_until > now() AND taker IS NULL AND session IS NOT NULL
+                FROM \(schema).reduce_journal_streams)
             """), logger: Logger(label: "tests"))
       for try await row in result.decode((Int64, Bool).self) { rows.append(row) }
     } catch {

@@ -197,6 +197,9 @@ final class CommitQueue: Sendable {
     if let outcome { throw outcome }
   }
 
+  /// Why the queue stopped, if it did.
+  var stopReason: PostgresJournalError? { state.withLock { $0.stopped } }
+
   /// Stops the queue: every later call throws `error`.
   func stop(_ error: PostgresJournalError) {
     state.withLock { state in

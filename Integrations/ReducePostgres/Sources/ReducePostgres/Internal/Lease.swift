@@ -24,6 +24,11 @@ final class Lease: Sendable {
   }
 
   let stream: String
+  /// The writer's name.
+  let writer: String
+  /// The sink's session: made by its `open`, recorded on the stream's row; every renewing
+  /// statement checks that it is still the row's.
+  let session: String
   /// How long PostgreSQL grants the lease for, from each renewal.
   let length: Duration
   /// How much sooner than PostgreSQL the writer counts the lease as ended: the commit timeout.
@@ -34,15 +39,33 @@ final class Lease: Sendable {
   ///
   /// - Parameters:
   ///   - stream: The stream, for errors.
+  ///   - writer: The writer's name.
+  ///   - session: The sink's session.
   ///   - length: How long PostgreSQL grants the lease for.
   ///   - margin: How much sooner the writer counts it as ended (less than `length`).
   ///   - sent: When the statement that granted it was sent.
-  init(stream: String, length: Duration, margin: Duration, grantedBy sent: ContinuousClock.Instant)
-  {
+  init(
+    stream: String, writer: String, session: String, length: Duration, margin: Duration,
+    grantedBy sent: ContinuousClock.Instant
+  ) {
     self.stream = stream
+    self.writer = writer
+    self.session = session
     self.length = length
     self.margin = margin
     state = Monitor(State(expiry: sent + length - margin, lastSent: sent))
+  }
+
+  /// Who holds the stream, for a renewing statement that found the term or the session no
+  /// longer the writer's: `holder` (the row's holder), or another session of this writer.
+  func holderDescription(_ holder: String?) -> String {
+    guard let holder else { return "another writer" }
+    return holder == writer ? Self.otherSession(of: writer) : holder
+  }
+
+  /// How an error names another sink (another `open`) of `writer`.
+  static func otherSession(of writer: String) -> String {
+    "\(writer) (another session of this writer)"
   }
 
   /// When the writer stops accepting changes unless the lease is renewed first.
@@ -162,7 +185,8 @@ final class LeaseRenewal: Sendable {
 
   private func renewIfDue() {
     guard let sent = lease.beginRenewal(after: interval) else { return }
-    let query = JournalSQL.renew(stream: lease.stream, term: term, lease: lease.length)
+    let query = JournalSQL.renew(
+      stream: lease.stream, term: term, session: lease.session, lease: lease.length)
     connection.run(query) { [lease, fenced, task] result in
       defer { lease.endRenewal() }
       // A failed renewal changes nothing: the lease lapses unless a later one succeeds.
@@ -171,7 +195,7 @@ final class LeaseRenewal: Sendable {
       else { return }
       if held == 0 {
         task.withLock { $0 }?.cancel()
-        fenced(.fenced(stream: lease.stream, holder: holder ?? "another writer"))
+        fenced(.fenced(stream: lease.stream, holder: lease.holderDescription(holder)))
       } else {
         lease.renewed(sentAt: sent, taker: taker)
       }
