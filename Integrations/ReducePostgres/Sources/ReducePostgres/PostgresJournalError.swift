@@ -26,13 +26,31 @@ public enum PostgresJournalError: Error, Sendable, Equatable, CustomStringConver
   case invalidName(String)
   /// The sink was closed.
   case closed(stream: String)
+  /// This writer's lease on the stream has lapsed by its own clock (it could not renew it in
+  /// time), so a change made now might not be committed before another writer takes the
+  /// stream over: the change is refused before it is made. The sink renews the lease in the
+  /// background; once PostgreSQL answers, changes are accepted again, unless the stream was
+  /// taken over (the sink then fails with ``fenced(stream:holder:)``).
+  case leaseExpired(stream: String)
+  /// An opening waited `waited` for the lease of the stream's holder, `holder`, to lapse, and
+  /// it did not: the holder goes on renewing it. For a takeover, the holder ignores takeover
+  /// requests, or another takeover raced this one; for a sink of the holder's own writer
+  /// (`holder` is then `"<writer> (another session of this writer)"`), another sink of that
+  /// writer is live: the process was started twice. The stream is left to its holder, and
+  /// nothing was changed.
+  case leaseHeld(stream: String, holder: String, waited: Duration)
+  /// The lease is not longer than the commit timeout, or one of them is not positive: the
+  /// lease must outlast a commit (see `PostgresLogSink`'s documentation).
+  case invalidLease(lease: Duration, timeout: Duration)
 
   /// Whether the error is final: the sink accepts no more entries, and the store that wrote
   /// them should be rebuilt from the journal by whoever now holds the stream.
   public var isFinal: Bool {
     switch self {
-    case .fenced, .conflict, .cannotContinueChain, .closed, .notJSONLines, .invalidName: true
-    case .unavailable, .timedOut: false
+    case .fenced, .conflict, .cannotContinueChain, .closed, .notJSONLines, .invalidName,
+      .invalidLease:
+      true
+    case .unavailable, .timedOut, .leaseExpired, .leaseHeld: false
     }
   }
 
@@ -55,6 +73,12 @@ public enum PostgresJournalError: Error, Sendable, Equatable, CustomStringConver
       "The journal needs a non-empty \(what)."
     case .closed(let stream):
       "The sink of the journal stream \(stream) was closed."
+    case .leaseExpired(let stream):
+      "This writer's lease on the journal stream \(stream) lapsed before it could renew it, so the change was refused before it was made; the lease is renewed once PostgreSQL answers again."
+    case .leaseHeld(let stream, let holder, let waited):
+      "The writer \(holder) kept its lease on the journal stream \(stream) for the \(waited) this writer waited; the stream is left to it. If it is known to be stopped, open the stream ignoring its lease."
+    case .invalidLease(let lease, let timeout):
+      "A journal lease of \(lease) must be longer than the commit timeout of \(timeout), and both positive."
     }
   }
 }

@@ -68,7 +68,7 @@ public final class PostgresCluster: @unchecked Sendable {
       "pg_ctl",
       [
         "-D", dataDirectory, "-l", directory + "/server.log", "-w", "-t", "60",
-        "-o", "-k \(directory) -c listen_addresses='' -c max_connections=50", "start",
+        "-o", "-k \(directory) -c listen_addresses='' -c max_connections=80", "start",
       ])
   }
 

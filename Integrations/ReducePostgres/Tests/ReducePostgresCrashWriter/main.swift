@@ -8,6 +8,10 @@
 // It prints `start BALANCE SEQ` once its state is rebuilt, then `ack BALANCE` after each
 // dispatch returned, and `failed ERROR` when one failed (then goes on, after COUNT dispatches
 // stops), each line flushed at once. It exits with 3 when its stream is held by another writer.
+// With REDUCE_PG_LEASE_SECONDS set, its lease is that long and its commit timeout half of it.
+// With REDUCE_PG_IGNORING_HOLDER_LEASE=1, it opens its stream at once even if the lease of an
+// earlier process of the same writer is still live: for a restart by a supervisor that killed
+// that process (SIGKILL) and so knows it is dead.
 import Foundation
 import PostgresNIO
 import Reduce
@@ -44,9 +48,23 @@ let configuration = PostgresConnection.Configuration(
   unixSocketPath: arguments[1], username: "postgres", password: nil, database: "postgres")
 let stream = arguments[2]
 let count = arguments.count == 5 ? Int(arguments[4]) : nil
+// REDUCE_PG_LEASE_SECONDS: a lease of that many seconds with a commit timeout of half of it
+// (the failover test's short lease), rather than the defaults.
+let lease = ProcessInfo.processInfo.environment["REDUCE_PG_LEASE_SECONDS"].flatMap(Double.init)
+let ignoringHolderLease =
+  ProcessInfo.processInfo.environment["REDUCE_PG_IGNORING_HOLDER_LEASE"] == "1"
 do {
-  let sink = try await PostgresLogSink.open(
-    configuration: configuration, stream: stream, writer: arguments[3])
+  let sink: PostgresLogSink
+  if let lease {
+    sink = try await PostgresLogSink.open(
+      configuration: configuration, stream: stream, writer: arguments[3],
+      ignoringHolderLease: ignoringHolderLease, lease: .milliseconds(Int64(lease * 1000)),
+      timeout: .milliseconds(Int64(lease * 500)))
+  } else {
+    sink = try await PostgresLogSink.open(
+      configuration: configuration, stream: stream, writer: arguments[3],
+      ignoringHolderLease: ignoringHolderLease)
+  }
   let store = try Store(initialState: Account(), mutators: [balance, deposits])
   let position = try await AuditLog.replay(
     from: PostgresJournalSource(configuration: configuration, stream: stream), into: store,

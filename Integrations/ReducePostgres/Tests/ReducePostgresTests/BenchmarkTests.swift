@@ -4,11 +4,11 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct BenchmarkTests {
   @Test("the benchmark runs its three workloads and prints their figures")
-  func smokeRun() throws {
+  func smokeRun() async throws {
     let cluster = try sharedCluster.get()
     let bench = try ChildProcess(
       "reduce-postgres-bench", arguments: ["--seconds", "0.3", "--socket", cluster.socketPath])
-    bench.waitForExit()
+    await offPool { bench.waitForExit() }
     #expect(bench.process.terminationStatus == 0, "\(bench.standardError)")
     let lines = bench.lines
     #expect(lines.contains { $0.hasPrefix("durable-1: 1 client, ") })
@@ -17,9 +17,9 @@ import Testing
   }
 
   @Test("the benchmark refuses an unknown argument")
-  func unknownArgument() throws {
+  func unknownArgument() async throws {
     let bench = try ChildProcess("reduce-postgres-bench", arguments: ["--fast"])
-    bench.waitForExit()
+    await offPool { bench.waitForExit() }
     #expect(bench.process.terminationStatus == 1)
     #expect(bench.standardError.contains("unknown argument --fast"))
   }

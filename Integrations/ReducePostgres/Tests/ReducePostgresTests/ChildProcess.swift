@@ -13,10 +13,12 @@ final class ChildProcess: @unchecked Sendable {
   private let lock = NSCondition()
   private var text = ""
 
-  /// Starts an executable built next to the test bundle.
-  init(_ name: String, arguments: [String]) throws {
+  /// Starts an executable built next to the test bundle, with the test's environment and
+  /// `environment` added to it.
+  init(_ name: String, arguments: [String], environment: [String: String] = [:]) throws {
     process.executableURL = try Self.executable(name)
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = errors

@@ -50,6 +50,40 @@ import Testing
     }
   }
 
+  @Test(
+    "a line the admission refuses is not queued, and takes no seq; lines queued before it are still committed"
+  )
+  func refusedAdmission() throws {
+    let store = Store()
+    let refusing = Refusal()
+    let queue = CommitQueue(
+      chain: JournalChain(),
+      admit: { () throws(PostgresJournalError) in try refusing.check() },
+      commit: { rows throws(PostgresJournalError) in try store.commit(rows) })
+    #expect(try queue.append(record(1)) == 1)
+    refusing.refuse(with: .leaseExpired(stream: "s"))
+    #expect(throws: PostgresJournalError.leaseExpired(stream: "s")) {
+      try queue.append(record(2))
+    }
+    try queue.waitUntilCommitted()
+    #expect(store.stored.flatMap { $0 }.map(\.sequence) == [1])
+    refusing.refuse(with: nil)
+    #expect(try queue.append(record(3)) == 2)
+  }
+
+  /// An admission the test opens and closes.
+  final class Refusal: @unchecked Sendable {
+    // `@unchecked Sendable`: `error` is reached only holding `lock`.
+    private let lock = NSLock()
+    private var error: PostgresJournalError?
+
+    func refuse(with error: PostgresJournalError?) { lock.withLock { self.error = error } }
+
+    func check() throws(PostgresJournalError) {
+      if let error = lock.withLock({ error }) { throw error }
+    }
+  }
+
   @Test("lines are numbered and chained in append order, and verify")
   func chained() throws {
     let store = Store()

@@ -37,7 +37,8 @@ import Testing
     let connection = JournalConnection(
       configuration: cluster.configuration, timeout: .seconds(10), logger: Logger(label: "t"))
     try PostgresLogSink.commit(
-      again + next, stream: stream, term: sink.term, connection: connection)
+      again + next, stream: stream, term: sink.term, lease: sink.leaseState,
+      connection: connection)
     let after = try await storedLines(stream, in: cluster)
     #expect(after.map(\.0) == [1, 2, 3])
     #expect(try AuditLog.verify(after.flatMap { $0.1 + [UInt8(ascii: "\n")] }) == 3)
@@ -49,7 +50,8 @@ import Testing
       JournalRow(sequence: $0.sequence, bytes: $0.bytes, isSnapshot: false)
     }
     #expect(throws: PostgresJournalError.conflict(stream: stream, sequence: 3)) {
-      try PostgresLogSink.commit(other, stream: stream, term: sink.term, connection: connection)
+      try PostgresLogSink.commit(
+        other, stream: stream, term: sink.term, lease: sink.leaseState, connection: connection)
     }
     connection.close()
   }

@@ -9,15 +9,21 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct FailoverTests {
   @Test(
-    "a standby reaches the primary's last acknowledged entry within a second of its death, is promoted, and the restarted old primary is refused"
+    "a standby reaches the primary's last acknowledged entry within a second of its death, is promoted once its lease lapsed, and the restarted old primary is refused"
   )
   func failover() async throws {
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
+    // The primary's lease is 4 s (its commit timeout 2 s; 1 s made its commits time out on a
+    // loaded machine): the promotion waits for it to lapse, since the standby cannot know that
+    // the primary is dead.
     let primary = try ChildProcess(
-      "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "primary"])
-    guard primary.waitForLine(startingWith: "start ", until: Date() + 30) != nil else {
-      primary.kill()
+      "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "primary"],
+      environment: ["REDUCE_PG_LEASE_SECONDS": "4"])
+    guard
+      await offPool({ primary.waitForLine(startingWith: "start ", until: Date() + 30) }) != nil
+    else {
+      await offPool { primary.kill() }
       Issue.record("the primary did not start: \(primary.standardError)")
       return
     }
@@ -26,8 +32,8 @@ import Testing
       journal: PostgresJournalSource(configuration: cluster.configuration, stream: stream),
       actions: ReplayableActions([Deposit.self]))
     // The primary writes while the standby follows, then dies.
-    _ = primary.waitForLine(startingWith: "ack 200", until: Date() + 30)
-    primary.kill()
+    _ = await offPool { primary.waitForLine(startingWith: "ack 200", until: Date() + 30) }
+    await offPool { primary.kill() }
     let killed = ContinuousClock.now
     let acknowledged =
       primary.lines.compactMap { line in
@@ -41,14 +47,20 @@ import Testing
     #expect(standby.state.balance >= acknowledged)
 
     let store = try await standby.promote(
-      takingOver: stream, configuration: cluster.configuration, writer: "standby")
+      takingOver: stream, configuration: cluster.configuration, writer: "standby",
+      lease: testLease, timeout: testTimeout)
+    // Promoted once the dead primary's lease lapsed: its 4 s lease, and not the default 15 s,
+    // after its death (with time for the catch-up and the promotion on a loaded machine;
+    // LeaseTests times a takeover alone).
+    let promotedAfter = killed.duration(to: .now)
+    #expect(promotedAfter < .seconds(7), "promoted after \(promotedAfter)")
     let promoted = store.state.balance
     #expect(try store.dispatch(Deposit(amount: 1)).get().balance == promoted + 1)
 
     // The old primary, restarted on the same stream, is refused.
     let restarted = try ChildProcess(
       "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "primary"])
-    restarted.waitForExit()
+    await offPool { restarted.waitForExit() }
     #expect(restarted.process.terminationStatus == 3)
     #expect(restarted.lines == ["fenced standby"])
 

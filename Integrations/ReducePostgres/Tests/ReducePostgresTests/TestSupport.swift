@@ -118,6 +118,16 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
   }
 }
 
+/// Runs a blocking `body` (waiting for a child process's line, killing it) on a thread of its
+/// own, and returns its result without blocking the task: the cooperative pool has one thread
+/// per core (two here), and a test that blocks one of them for seconds starves the tests that
+/// run meanwhile (a standby's catch-up, timed to a second, among them).
+func offPool<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+  await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
+    Thread { continuation.resume(returning: body()) }.start()
+  }
+}
+
 /// Calls `then` when ``tick()`` was called `count` times.
 final class Countdown: @unchecked Sendable {
   // `@unchecked`: `remaining` is reached only holding `lock`.

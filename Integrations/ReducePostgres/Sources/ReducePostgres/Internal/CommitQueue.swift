@@ -5,8 +5,9 @@ import ReduceLogging
 ///
 /// It knows nothing of PostgreSQL: `commit` stores a group or throws. The protocol:
 ///
-/// - ``append(_:)`` (in the store's turn) gives the line the next `seq` and the hash of the
-///   line before it, and queues it. Nothing is sent.
+/// - ``append(_:)`` (in the store's turn) asks `admit` whether a line may be appended (the
+///   writer's lease), gives the line the next `seq` and the hash of the line before it, and
+///   queues it. Nothing is sent.
 /// - ``waitUntilCommitted()`` (after the turn) returns once every line appended before the call
 ///   is committed. If a commit is running, it waits for it and decides again; otherwise the
 ///   caller leads: it takes every queued line, commits them as one group, and wakes the others.
@@ -44,17 +45,22 @@ final class CommitQueue: Sendable {
 
   private let state: Monitor<State>
   private let commit: @Sendable ([JournalRow]) throws(PostgresJournalError) -> Void
+  private let admit: @Sendable () throws(PostgresJournalError) -> Void
 
   /// Creates a queue that continues a chain.
   ///
   /// - Parameters:
   ///   - chain: The chain, positioned after the last stored line.
+  ///   - admit: Throws when no line may be appended now (the writer's lease lapsed, say); it
+  ///     runs in ``append(_:)``, holding the queue's lock, and must not block.
   ///   - commit: Stores a group of lines in one transaction, or throws.
   init(
     chain: JournalChain,
+    admit: @escaping @Sendable () throws(PostgresJournalError) -> Void = {},
     commit: @escaping @Sendable ([JournalRow]) throws(PostgresJournalError) -> Void
   ) {
     state = Monitor(State(chain: chain, committed: chain.position.sequence))
+    self.admit = admit
     self.commit = commit
   }
 
@@ -62,8 +68,8 @@ final class CommitQueue: Sendable {
   ///
   /// - Parameter record: The entry.
   /// - Returns: The `seq` of the last line queued.
-  /// - Throws: The queue's final failure, or the failure of committing again the lines a
-  ///   failed commit left: the record is then not queued.
+  /// - Throws: The queue's final failure, the failure of committing again the lines a failed
+  ///   commit left, or the refusal of `admit`: the record is then not queued.
   func append(_ record: LogRecord) throws(PostgresJournalError) -> Int {
     if state.withLock({ $0.failure != nil && $0.stopped == nil }) {
       // A change may follow only recorded ones: commit the lines a failed commit left first.
@@ -73,6 +79,7 @@ final class CommitQueue: Sendable {
       state throws(PostgresJournalError) -> (Int, Bool) in
       if let stopped = state.stopped { throw stopped }
       if let failure = state.failure { throw failure.error }
+      try admit()
       for line in state.chain.append(record) {
         state.queued.append(
           JournalRow(
@@ -189,6 +196,9 @@ final class CommitQueue: Sendable {
     state.broadcast()
     if let outcome { throw outcome }
   }
+
+  /// Why the queue stopped, if it did.
+  var stopReason: PostgresJournalError? { state.withLock { $0.stopped } }
 
   /// Stops the queue: every later call throws `error`.
   func stop(_ error: PostgresJournalError) {

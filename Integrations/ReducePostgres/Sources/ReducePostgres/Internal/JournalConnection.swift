@@ -82,6 +82,39 @@ final class JournalConnection: Sendable {
     return try finish(result)
   }
 
+  /// Runs a query without blocking a thread or suspending a task: `completion` gets its rows or
+  /// its failure, on an event loop of ``eventLoops``, within ``timeout``.
+  ///
+  /// - Parameters:
+  ///   - query: The query.
+  ///   - completion: Called once, with the rows or a ``QueryFailure``; it must not block.
+  func run(
+    _ query: PostgresQuery,
+    then completion: @escaping @Sendable (Result<PostgresQueryResult, QueryFailure>) -> Void
+  ) {
+    let future = start(query)
+    let answered = Monitor(false)
+    let deliver: @Sendable (Result<PostgresQueryResult, any Error>?) -> Void = { result in
+      let first = answered.withLock { done in
+        defer { done = true }
+        return !done
+      }
+      guard first else { return }
+      do throws(QueryFailure) {
+        completion(.success(try self.finish(result)))
+      } catch {
+        completion(.failure(error))
+      }
+    }
+    let deadline = future.eventLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {
+      deliver(nil)
+    }
+    future.whenComplete { result in
+      deadline.cancel()
+      deliver(result)
+    }
+  }
+
   /// Closes the connection, if one is open; the next query opens another.
   func close() {
     let connection = current.withLock { slot in
