@@ -94,8 +94,9 @@ start_server() {
   local log="$1" durability="$2" out="$3"
   local journal=(--log "$log" --durability "$durability")
   if [ "$JOURNAL" = postgres ]; then
+    # PG_HOLDER_LEASE=ignore: the caller killed the previous server itself (kill-test.sh).
     journal=(--journal postgres --pg-socket "$PG_DIR" --pg-stream "$PG_STREAM"
-      --pg-writer ledger-script)
+      --pg-writer ledger-script --pg-holder-lease "${PG_HOLDER_LEASE:-wait}")
   fi
   # Removed first: the child truncates the file only once it runs, and a look at it before
   # then would find the last server's line.

@@ -106,7 +106,8 @@ public enum LedgerJournal: Sendable {
     let sink: PostgresLogSink
     do {
       sink = try await PostgresLogSink.open(
-        configuration: configuration, stream: options.stream, writer: options.writerName)
+        configuration: configuration, stream: options.stream, writer: options.writerName,
+        ignoringHolderLease: options.ignoringHolderLease)
     } catch {
       throw .cannotOpen(reason: error.description)
     }

@@ -29,6 +29,12 @@ public struct PostgresJournalOptions: Equatable, Sendable {
   public var stream = "ledger"
   /// The writer's name, the same across this server's restarts; nil for the host name.
   public var writer: String?
+  /// Whether to open the stream at once, though an earlier process of this writer may hold it.
+  ///
+  /// For a supervisor that restarts the server after killing it. If that process is in fact
+  /// running, the changes of its last commit timeout may be lost. By default the server waits
+  /// for the earlier process's lease to lapse (at most a minute).
+  public var ignoringHolderLease = false
 
   /// Creates the default options: the default unix socket, the `postgres` database and role,
   /// the stream `ledger`, the host name as the writer.

@@ -8,7 +8,7 @@ public import ReduceLogging
 ///               [--durability durable|buffered] [--history-limit 100] [--log-level info]
 /// ledger-server --journal postgres [--pg-socket PATH | --pg-host HOST] [--pg-port 5432]
 ///               [--pg-database postgres] [--pg-user postgres] [--pg-stream ledger]
-///               [--pg-writer NAME] [...]
+///               [--pg-writer NAME] [--pg-holder-lease wait|ignore] [...]
 /// ```
 ///
 /// The options of one kind of journal are refused with the other (``ServerOptionsError``), so
@@ -52,6 +52,9 @@ public struct ServerOptions: Equatable, Sendable {
       --pg-stream NAME        the journal's stream (default ledger)
       --pg-writer NAME        this server's name as the stream's writer, the same across its
                               restarts (default the host name)
+      --pg-holder-lease MODE  wait (the default): wait for the lease of this writer's previous
+                              process to lapse before serving; ignore: serve at once, for a
+                              supervisor that restarts the server after killing it
     """
 
   /// Creates the default options.
@@ -70,7 +73,7 @@ public struct ServerOptions: Equatable, Sendable {
   /// The options only the PostgreSQL journal takes.
   static let postgresOptions = [
     "--pg-socket", "--pg-host", "--pg-port", "--pg-database", "--pg-user", "--pg-stream",
-    "--pg-writer",
+    "--pg-writer", "--pg-holder-lease",
   ]
 
   /// Parses the command line's arguments (without the program's name).
@@ -152,6 +155,12 @@ public struct ServerOptions: Equatable, Sendable {
     case "--pg-user": options.user = value
     case "--pg-stream": options.stream = value
     case "--pg-writer": options.writer = value
+    case "--pg-holder-lease":
+      switch value {
+      case "wait": options.ignoringHolderLease = false
+      case "ignore": options.ignoringHolderLease = true
+      default: throw .invalidValue(flag, value)
+      }
     default: throw .unknownOption(flag)
     }
   }

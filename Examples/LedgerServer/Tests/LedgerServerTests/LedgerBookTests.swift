@@ -169,6 +169,10 @@ struct ServerOptionsTests {
       ),
       (["--journal", "postgres", "--pg-port", "65536"], .invalidValue("--pg-port", "65536")),
       (["--journal", "postgres", "--pg-stream", ""], .invalidValue("--pg-stream", "")),
+      (
+        ["--journal", "postgres", "--pg-holder-lease", "skip"],
+        .invalidValue("--pg-holder-lease", "skip")
+      ),
       (["--history-limit", "0"], .invalidValue("--history-limit", "0")),
       (["--log"], .missingValue("--log")),
       (["--verbose", "yes"], .unknownOption("--verbose")),
@@ -190,6 +194,7 @@ struct ServerOptionsTests {
     #expect(options.database == "postgres" && options.user == "postgres")
     #expect(options.password == "secret")
     #expect(options.stream == "ledger")
+    #expect(!options.ignoringHolderLease)
     #expect(!options.writerName.isEmpty)
     #expect(!options.summary.contains("secret"))
 
@@ -197,7 +202,7 @@ struct ServerOptionsTests {
       try ServerOptions.parse([
         "--journal", "postgres", "--pg-socket", "/run/pg", "--pg-port", "5433",
         "--pg-database", "books", "--pg-user", "ledger", "--pg-stream", "eu",
-        "--pg-writer", "host-a",
+        "--pg-writer", "host-a", "--pg-holder-lease", "ignore",
       ]))
     #expect(socket.postgres.endpoint == .unixSocket(path: "/run/pg/.s.PGSQL.5433"))
     #expect(socket.postgres.database == "books")
@@ -205,6 +210,7 @@ struct ServerOptionsTests {
     #expect(socket.postgres.password == nil)
     #expect(socket.postgres.stream == "eu")
     #expect(socket.postgres.writerName == "host-a")
+    #expect(socket.postgres.ignoringHolderLease)
     #expect(
       socket.postgres.summary
         == "postgres stream eu as writer host-a (socket /run/pg/.s.PGSQL.5433, database books, user ledger)"
