@@ -47,6 +47,7 @@ let package = Package(
         .product(name: "Reduce", package: "Reduce"),
         .product(name: "ReduceLogging", package: "Reduce"),
         .product(name: "ReducePostgres", package: "ReducePostgres"),
+        .product(name: "ReducePostgresCluster", package: "ReducePostgres"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -8,7 +8,10 @@ let package = Package(
   name: "ReducePostgres",
   platforms: [.macOS(.v15)],
   products: [
-    .library(name: "ReducePostgres", targets: ["ReducePostgres"])
+    .library(name: "ReducePostgres", targets: ["ReducePostgres"]),
+    // A throwaway PostgreSQL cluster, for the tests of a package that uses ReducePostgres (the
+    // example server's): not for production.
+    .library(name: "ReducePostgresCluster", targets: ["ReducePostgresCluster"]),
   ],
   dependencies: [
     .package(name: "Reduce", path: "../.."),
@@ -28,7 +31,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ]),
     // Makes, starts, stops and removes a throwaway PostgreSQL cluster: for the tests and the
-    // benchmark, not a product.
+    // benchmark, and the product of the same name.
     .target(
       name: "ReducePostgresCluster",
       dependencies: [.product(name: "PostgresNIO", package: "postgres-nio")],

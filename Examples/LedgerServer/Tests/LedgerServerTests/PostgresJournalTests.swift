@@ -14,7 +14,7 @@ func postgresOptions(stream: String, writer: String = "ledger-test") throws
 {
   let cluster = try TestCluster.shared.get()
   var options = PostgresJournalOptions()
-  options.socket = cluster.socketDirectory
+  options.socket = cluster.directory
   options.stream = stream
   options.writer = writer
   return options

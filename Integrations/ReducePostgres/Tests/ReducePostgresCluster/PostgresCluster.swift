@@ -133,7 +133,12 @@ public final class PostgresCluster: @unchecked Sendable {
   }
 
   private static func findBinaries() throws -> String {
-    if let given = ProcessInfo.processInfo.environment["PG_BIN"] { return given }
+    if let given = ProcessInfo.processInfo.environment["PG_BIN"] {
+      guard FileManager.default.isExecutableFile(atPath: given + "/initdb") else {
+        throw Failure(description: "PG_BIN is \(given), which holds no initdb")
+      }
+      return given
+    }
     let root = "/usr/lib/postgresql"
     let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
     for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
