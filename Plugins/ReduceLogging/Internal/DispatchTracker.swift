@@ -1,14 +1,6 @@
 import Foundation
 import Reduce
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// What a logging middleware (``LoggingMiddleware``, ``AuditTrail``) knows of the dispatches it
 /// takes part in, shared by its copies: its `handle` calls running in each store, and the
 /// threads that wrote entries they have not yet waited for.
@@ -128,21 +120,13 @@ final class DispatchTracker: Sendable {
 
   /// Notes that the calling thread wrote an entry its `afterTurn` must wait for.
   func wroteEntry(for action: any Action, in store: ObjectIdentifier) {
-    let thread = Self.currentThread
+    let thread = currentThreadIdentity
     tracked.withLock { $0.unwaited[thread] = WrittenEntry(action: action, store: store) }
   }
 
   /// The last entry the calling thread wrote since it last asked, which it then forgets.
   func takeWrittenEntry() -> WrittenEntry? {
-    let thread = Self.currentThread
+    let thread = currentThreadIdentity
     return tracked.withLock { $0.unwaited.removeValue(forKey: thread) }
-  }
-
-  private static var currentThread: UInt {
-    #if canImport(Darwin)
-      UInt(bitPattern: pthread_self())
-    #else
-      UInt(pthread_self())
-    #endif
   }
 }

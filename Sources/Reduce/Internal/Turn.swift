@@ -73,7 +73,7 @@ final class Turn: @unchecked Sendable {
 
   /// Whether the calling thread holds the turn: it is running a body.
   @usableFromInline var isHeldByCurrentThread: Bool {
-    holder.load(ordering: .relaxed) == Self.currentThread
+    holder.load(ordering: .relaxed) == currentThreadIdentity
   }
 
   /// Runs `body` holding the turn, blocking the calling thread until the turn is free.
@@ -111,7 +111,7 @@ final class Turn: @unchecked Sendable {
       }
       pthread_mutex_unlock(mutex)
     }
-    holder.store(Self.currentThread, ordering: .relaxed)
+    holder.store(currentThreadIdentity, ordering: .relaxed)
   }
 
   /// Takes the turn; a task that finds it taken suspends until it is free.
@@ -133,7 +133,7 @@ final class Turn: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
       }
     }
-    holder.store(Self.currentThread, ordering: .relaxed)
+    holder.store(currentThreadIdentity, ordering: .relaxed)
   }
 
   /// Takes the turn if it is free and nobody waits: the uncontended case, with no lock.
@@ -182,14 +182,17 @@ final class Turn: @unchecked Sendable {
     }
     return waiter
   }
+}
 
-  private static var currentThread: UInt {
-    #if canImport(Darwin)
-      UInt(bitPattern: pthread_self())
-    #else
-      UInt(pthread_self())
-    #endif
-  }
+/// The calling thread's identity (`pthread_self()`), unique among the threads running: what the
+/// turn compares to know that a thread holds it, and what the logging plugin's `DispatchTracker`
+/// keys the entries a thread wrote by.
+package var currentThreadIdentity: UInt {
+  #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+  #else
+    UInt(pthread_self())
+  #endif
 }
 
 /// A thread waiting for the turn, on a condition variable of its own so that a release wakes
