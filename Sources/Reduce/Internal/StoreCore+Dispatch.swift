@@ -8,27 +8,16 @@
 /// (queued work, batches, observers, registration) is ordinary internal code.
 extension StoreCore {
   /// Dispatches an action: queued behind the current one when this thread is dispatching,
-  /// otherwise carried out in the turn.
+  /// otherwise carried out in the turn; the result is the state it left.
   @inlinable
   func dispatch(_ action: any Action) -> Result<State, DispatchError> {
-    if turn.isHeldByCurrentThread { return queue(.action(action, isFallback: false)) }
-    turn.acquire()
-    let failure = carryOut(action)
-    let state = reducer.state
-    let afterTurn = chain.afterTurn
-    turn.release()
-    return finish(failure, state, afterTurn: afterTurn, action: action)
+    dispatch(action, returning: { $0 })
   }
 
   /// Dispatches an action from a task: a task that finds the store busy suspends.
   @inlinable
   func send(_ action: any Action) async -> Result<State, DispatchError> {
-    await turn.acquireSuspending()
-    let failure = carryOut(action)
-    let state = reducer.state
-    let afterTurn = chain.afterTurn
-    turn.release()
-    return finish(failure, state, afterTurn: afterTurn, action: action)
+    await send(action, returning: { $0 })
   }
 
   /// Dispatches an action and reads a value from the state it left, in the turn, so that no
@@ -68,18 +57,6 @@ extension StoreCore {
       if let failure { .failure(failure) } else { .success(read(reducer.state)) }
     if !followUps.isEmpty { runFollowUps() }
     return (result, chain.afterTurn)
-  }
-
-  /// After the turn: the result, once the commit observers' `afterTurn` ran.
-  @inlinable
-  func finish<Value>(
-    _ failure: DispatchError?, _ value: Value, afterTurn: [CommitRecording<State>],
-    action: any Action
-  ) -> Result<Value, DispatchError> {
-    let result: Result<Value, DispatchError> =
-      if let failure { .failure(failure) } else { .success(value) }
-    if afterTurn.isEmpty { return result }
-    return finish(result, afterTurn: afterTurn, action: action)
   }
 
   /// Holding the turn: runs an action through the chain, then every follow-up it queued.
