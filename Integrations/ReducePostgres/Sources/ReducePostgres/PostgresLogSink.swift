@@ -211,16 +211,14 @@ public final class PostgresLogSink: LogSink, Sendable {
         }
       }
     }
-    func holder() async throws(PostgresJournalError) -> (
-      name: String, term: Int, taker: String?, remaining: Double
-    ) {
+    func holder() async throws(PostgresJournalError) -> StreamHolder {
       let row = try await run(JournalSQL.holder(stream: stream)).rows.first.flatMap {
         try? $0.decode((String, Int64, String?, Double).self)
       }
       guard let (name, term, taker, remaining) = row else {
         throw .unavailable(stream: stream, reason: "the stream's holder could not be read")
       }
-      return (name, Int(term), taker, remaining)
+      return StreamHolder(name: name, term: Int(term), taker: taker, remaining: remaining)
     }
     let exists = try await run(JournalSQL.tablesExist).rows.first.flatMap {
       try? $0.decode(Bool.self)
@@ -285,12 +283,10 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// lease was sent.
   private static func takeOver(
     stream: String, writer: String, session: String,
-    from holder: (name: String, term: Int, taker: String?, remaining: Double),
+    from holder: StreamHolder,
     ignoringLease: Bool, waitingAtMost limit: Duration, lease: Duration,
     run: (PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult,
-    holder read: () async throws(PostgresJournalError) -> (
-      name: String, term: Int, taker: String?, remaining: Double
-    )
+    holder read: () async throws(PostgresJournalError) -> StreamHolder
   ) async throws(PostgresJournalError) -> (term: Int, granted: ContinuousClock.Instant) {
     let start = ContinuousClock.now
     let term = holder.term
@@ -315,9 +311,8 @@ public final class PostgresLogSink: LogSink, Sendable {
         throw .leaseHeld(stream: stream, holder: now.name, waited: waited)
       }
       // The lease can only be extended meanwhile: sleep until it would end, a little after.
-      let remaining = Duration.milliseconds(Int64((now.remaining * 1000).rounded(.up)) + 5)
       do {
-        try await Task.sleep(for: min(remaining, limit - waited))
+        try await Task.sleep(for: min(now.untilLapsed, limit - waited))
       } catch {
         _ = try? await run(
           JournalSQL.withdrawTakeover(stream: stream, term: term, writer: writer))
@@ -336,12 +331,10 @@ public final class PostgresLogSink: LogSink, Sendable {
   /// ``PostgresJournalError/leaseHeld(stream:holder:waited:)``.
   private static func claim(
     stream: String, writer: String, session: String,
-    from holder: (name: String, term: Int, taker: String?, remaining: Double),
+    from holder: StreamHolder,
     ignoringLease: Bool, waitingAtMost limit: Duration, lease: Duration,
     run: (PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult,
-    holder read: () async throws(PostgresJournalError) -> (
-      name: String, term: Int, taker: String?, remaining: Double
-    )
+    holder read: () async throws(PostgresJournalError) -> StreamHolder
   ) async throws(PostgresJournalError) -> (term: Int, granted: ContinuousClock.Instant) {
     let start = ContinuousClock.now
     let term = holder.term
@@ -367,9 +360,8 @@ public final class PostgresLogSink: LogSink, Sendable {
         throw .leaseHeld(stream: stream, holder: Lease.otherSession(of: writer), waited: waited)
       }
       // The lease can only be extended meanwhile: sleep until it would end, a little after.
-      let remaining = Duration.milliseconds(Int64((current.remaining * 1000).rounded(.up)) + 5)
       do {
-        try await Task.sleep(for: min(remaining, limit - waited))
+        try await Task.sleep(for: min(current.untilLapsed, limit - waited))
       } catch {
         throw .unavailable(stream: stream, reason: "the opening was cancelled")
       }
@@ -546,5 +538,22 @@ public final class PostgresLogSink: LogSink, Sendable {
       lines[Int(seq)] = Array(buffer: line)
     }
     return lines
+  }
+}
+
+/// A stream's holder as its row reads when a sink opens it.
+private struct StreamHolder {
+  /// The holder's writer name.
+  let name: String
+  /// The stream's term.
+  let term: Int
+  /// The writer waiting to take the stream over, if any.
+  let taker: String?
+  /// The seconds until the holder's lease lapses by PostgreSQL's clock; 0 once it has.
+  let remaining: Double
+
+  /// How long to sleep for the lease to have lapsed: until it ends, and a little after.
+  var untilLapsed: Duration {
+    .milliseconds(Int64((remaining * 1000).rounded(.up)) + 5)
   }
 }
