@@ -32,12 +32,14 @@ public final class Store<State: Sendable>: Sendable, Observable {
     middleware: [any Middleware<State>] = [],
     fallback: (@Sendable (DispatchError) -> (any Action)?)? = nil
   ) throws(RegistrationError) {
-    // The rest of a chain, made here where `State` is known (see `StoreCore.passOn`).
+    // Made here, where `State` is known, so that they run compiled for it (see
+    // `StoreCore.passOn`).
     core = StoreCore(
       initialState: initialState, fallback: fallback,
       passOn: { core, action, node, dispatch throws(DispatchError) in
         try core.pass(action, to: node, dispatch: dispatch)
-      })
+      },
+      runAction: { core, action in core.run(action, from: core.plan.chain.first) })
     core.store = self
     for mutator in mutators { try core.register(mutator) }
     for plugin in middleware { try core.use(plugin) }

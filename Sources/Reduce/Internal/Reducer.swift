@@ -33,14 +33,11 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
 
   @usableFromInline private(set) var state: State
   @usableFromInline let stateLock = Locked(())
-  /// Whether a handler or a check is running: the store stops a reducer that reads, dispatches
-  /// or subscribes.
-  @usableFromInline private(set) var isReducing = false
+  /// Whether a handler is running or a batch is being reduced.
+  @usableFromInline let status = ReducerStatus()
+  /// The batch being reduced; set with `status.isStaging`.
   private(set) var stage: Stage?
   @usableFromInline let storeID: ObjectIdentifier
-
-  /// Whether a batch is being reduced.
-  @usableFromInline var isStaging: Bool { stage != nil }
 
   init(state: State, storeID: ObjectIdentifier) {
     self.state = state
@@ -59,18 +56,18 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   /// - Throws: A check's or an observer's refusal, before the state changed.
   @inlinable
   func commitInPlace(
-    _ action: any Action, route: Route<State>, recordings: [CommitRecording<State>]
+    _ action: any Action, route: Route<State>, chain: Chain<State>
   ) throws(DispatchError) -> PendingCommit? {
     let commit = PendingCommit(
       action: action, mutators: route.keys, replacesState: route.replacesState, store: storeID)
     if route.isEmpty {
-      if !recordings.isEmpty { try Self.willCommit(commit, recordings) }
+      if !chain.checks.isEmpty { try approve(commit, by: chain.checks) }
       return nil
     }
     if route.hasChecks { try check(action, route) }
-    if !recordings.isEmpty {
-      for recording in recordings { recording.begin(state) }
-      try Self.willCommit(commit, recordings)
+    if !chain.recordings.isEmpty {
+      for recording in chain.recordings { recording.begin(state) }
+      try approve(commit, by: chain.checks)
     }
     try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
     return commit
@@ -82,26 +79,26 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   /// - Parameters:
   ///   - action: The action that reached the reducers.
   ///   - route: Its handlers.
-  ///   - recordings: The commit observers of the dispatch's chain.
+  ///   - chain: The chain of the dispatch, whose commit observers see the change.
   ///   - keepOld: Whether an observer needs the state before.
   /// - Returns: The change, or nil when no handler ran.
   /// - Throws: The handler's or the observer's refusal; the state is then as it was.
   @usableFromInline
   func commit(
-    _ action: any Action, route: Route<State>, recordings: [CommitRecording<State>],
+    _ action: any Action, route: Route<State>, chain: Chain<State>,
     keepOld: Bool
   ) throws(DispatchError) -> Change? {
     let commit = PendingCommit(
       action: action, mutators: route.keys, replacesState: route.replacesState, store: storeID)
     if route.isEmpty {
-      try Self.willCommit(commit, recordings)
+      try approve(commit, by: chain.checks)
       return nil
     }
     try check(action, route)
-    for recording in recordings { recording.begin(state) }
+    for recording in chain.recordings { recording.begin(state) }
     if !route.mayThrow {
       // Decided: no handler can fail. Shown before any change, so nothing is rolled back.
-      try Self.willCommit(commit, recordings)
+      try approve(commit, by: chain.checks)
       let old = keepOld ? state : nil
       try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
       return Change(commit: commit, old: old, touched: route.touched)
@@ -112,7 +109,7 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     try stateLock.withLock { _ throws(DispatchError) in
       do throws(DispatchError) {
         try apply(action, route)
-        try Self.willCommit(commit, recordings)
+        try approve(commit, by: chain.checks)
       } catch {
         state = old
         throw error
@@ -126,13 +123,17 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   ///
   /// - Returns: The change, or nil when no handler ran.
   func commit(
-    _ batch: Batch, registry: Registry<State>, recordings: [CommitRecording<State>],
+    _ batch: Batch, registry: Registry<State>, chain: Chain<State>,
     run: () throws(DispatchError) -> Void
   ) throws(DispatchError) -> Change? {
     let old = state
-    for recording in recordings { recording.begin(state) }
+    for recording in chain.recordings { recording.begin(state) }
     stage = Stage(registry: registry)
-    defer { stage = nil }
+    status.setStaging(true)
+    defer {
+      stage = nil
+      status.setStaging(false)
+    }
     // Held for the whole batch: no other thread sees its first actions before it commits.
     let commit = try stateLock.withLock { _ throws(DispatchError) -> PendingCommit in
       do throws(DispatchError) {
@@ -141,7 +142,7 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
         let commit = PendingCommit(
           action: batch, mutators: staged.mutators, replacesState: staged.replacesState,
           store: storeID)
-        try Self.willCommit(commit, recordings)
+        try approve(commit, by: chain.checks)
         return commit
       } catch {
         state = old
@@ -167,29 +168,11 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     stage = staged
   }
 
-  /// Shows a decided change to the observers that asked, innermost first: an audit trail
-  /// early in the chain writes its entry once every observer after it accepted the change.
-  @usableFromInline
-  static func willCommit(
-    _ commit: PendingCommit, _ recordings: [CommitRecording<State>]
-  ) throws(DispatchError) {
-    for recording in recordings.reversed() {
-      guard let willCommit = recording.willCommit else { continue }
-      do {
-        try willCommit(commit)
-      } catch let error as DispatchError {
-        throw error
-      } catch {
-        throw .middlewareFailed(name: recording.name, action: commit.action, underlying: error)
-      }
-    }
-  }
-
   @usableFromInline
   func check(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
     guard route.hasChecks else { return }
-    isReducing = true
-    defer { isReducing = false }
+    status.setReducing(true)
+    defer { status.setReducing(false) }
     for step in route.steps {
       guard let check = step.handler.check else { continue }
       do {
@@ -203,8 +186,8 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   /// Runs the handlers of a route on the state, holding the state lock (the caller took it).
   @inlinable
   func apply(_ action: any Action, _ route: Route<State>) throws(DispatchError) {
-    isReducing = true
-    defer { isReducing = false }
+    status.setReducing(true)
+    defer { status.setReducing(false) }
     if route.replacesState {
       if let replacement = action as? ReplaceState<State> { state = replacement.state }
       // Followers (`onReplaceState`) cannot throw.

@@ -46,26 +46,23 @@ extension StoreCore {
     return afterTurn.isEmpty ? result : finish(result, afterTurn: afterTurn, action: action)
   }
 
-  /// Holding the turn: carries out an action, then reads the value unless it failed, then runs
-  /// what a reader dispatched (which it should not).
+  /// Holding the turn: carries out an action and every follow-up it queued, then reads the
+  /// value unless it failed, then runs what the reader dispatched (which it should not).
+  ///
+  /// The dispatch runs with the plan it found: the chain's commit observers then ask for
+  /// `afterTurn` as the chain was when it started.
   @inlinable
   func carryOut<Value>(_ action: any Action, reading read: (State) -> Value)
-    -> (Result<Value, DispatchError>, [CommitRecording<State>])
+    -> (Result<Value, DispatchError>, [CommitHooks])
   {
-    let failure = carryOut(action)
-    let result: Result<Value, DispatchError> =
-      if let failure { .failure(failure) } else { .success(read(reducer.state)) }
-    if !followUps.isEmpty { runFollowUps() }
-    return (result, chain.afterTurn)
-  }
-
-  /// Holding the turn: runs an action through the chain, then every follow-up it queued.
-  @inlinable
-  func carryOut(_ action: any Action) -> DispatchError? {
+    let chain = plan.chain
     let failure = run(action, from: chain.first)
     if let failure { handle(failure, isFallback: false) }
-    if !followUps.isEmpty { runFollowUps() }
-    return failure
+    if agenda.hasFollowUps { runFollowUps() }
+    let result: Result<Value, DispatchError> =
+      if let failure { .failure(failure) } else { .success(read(reducer.state)) }
+    if agenda.hasFollowUps { runFollowUps() }
+    return (result, chain.afterTurn)
   }
 
   /// Runs the rest of a chain for an action a middleware passed on: at once during the
@@ -76,13 +73,13 @@ extension StoreCore {
     throws(DispatchError)
   {
     guard turn.isHeldByCurrentThread else {
-      try passLate(action, to: node)
+      try passLate(.resume(action, run: { self.run(action, from: node) }))
       return
     }
-    if dispatch == currentDispatch {
+    if dispatch == agenda.currentDispatch {
       try runChain(action, from: node)
     } else {
-      _ = queue(.resume(action, node))
+      _ = queue(.resume(action, run: { self.run(action, from: node) }))
     }
   }
 
@@ -90,7 +87,7 @@ extension StoreCore {
   /// dispatch of its own; a `next` of another dispatch is queued, not run in it.
   @inlinable
   func run(_ action: any Action, from node: ChainNode<State>?) -> DispatchError? {
-    currentDispatch &+= 1
+    agenda.beginDispatch()
     do {
       try runChain(action, from: node)
       return nil
@@ -102,12 +99,12 @@ extension StoreCore {
   /// Holding the turn: hands the action to a middleware, or (nil) to the reducers.
   @inlinable
   func runChain(_ action: any Action, from node: ChainNode<State>?) throws(DispatchError) {
-    if closed { return }
+    if agenda.isClosed { return }
     guard let node else {
       try reduce(action)
       return
     }
-    let next = Next(link: link, node: node.next, dispatch: currentDispatch)
+    let next = Next(link: link, node: node.next, dispatch: agenda.currentDispatch)
     let context = MiddlewareContext(link: link, action: action, middlewareName: node.entry.name)
     do {
       try node.entry.middleware.handle(action, context: context, next: next)
@@ -128,24 +125,25 @@ extension StoreCore {
       try reduce(batch)
       return
     }
-    if reducer.isStaging {
+    if reducer.status.isStaging {
       try reducer.stage(action)
       return
     }
-    let route = registry.route(for: action)
-    let recordings = chain.recordings
+    let plan = plan
+    let route = plan.registry.route(for: action)
+    let chain = plan.chain
     if route.mayThrow || observers.needsOldState {
       let change = try reducer.commit(
-        action, route: route, recordings: recordings, keepOld: observers.needsOldState)
+        action, route: route, chain: chain, keepOld: observers.needsOldState)
       if let change { committed(change, chain) }
       return
     }
-    guard let commit = try reducer.commitInPlace(action, route: route, recordings: recordings)
+    guard let commit = try reducer.commitInPlace(action, route: route, chain: chain)
     else { return }
     if isObserved { tellObservation() }
     if !observers.isEmpty { tellObservers(commit, touched: route.touched) }
-    if recordings.isEmpty { return }
+    if chain.recordings.isEmpty { return }
     let state = reducer.state
-    for recording in recordings { recording.finish(state, commit) }
+    for recording in chain.recordings { recording.finish(state, commit) }
   }
 }

@@ -24,9 +24,9 @@ extension StoreCore {
         group = ValueGroup(
           select: select, isDuplicate: isDuplicate, initial: select(reducer.state), range: range,
           shareKey: shareKey)
-        if !closed { observers.add(group) }
+        if !agenda.isClosed { observers.add(group) }
       }
-      if closed {
+      if agenda.isClosed {
         finish?()
       } else {
         group.add(.init(id: id, flag: flag, observer: observer, finish: finish))
@@ -44,7 +44,7 @@ extension StoreCore {
       stopIfReducing("A reducer subscribed to the store.")
       let flag = CancellationFlag()
       let id = observers.makeID()
-      if !closed {
+      if !agenda.isClosed {
         observers.add(ChangeGroup(id: id, flag: flag, isEqual: isEqual, observer: observer))
       }
       return makeSubscription(id: id, flag: flag)

@@ -8,14 +8,14 @@ extension StoreCore {
     try withTurn { () throws(RegistrationError) in
       // Validation reads the state through `Mirror`, which may run user code: in the turn.
       let entry = try registry.validate(mutator, state: reducer.state)
-      registry = registry.adding(entry)
+      plan = Plan(chain: chain, registry: registry.adding(entry))
     }
   }
 
   func unregister(_ key: MutatorKey) -> Bool {
     withTurn {
       guard let smaller = registry.removing(key) else { return false }
-      registry = smaller
+      plan = Plan(chain: chain, registry: smaller)
       return true
     }
   }
@@ -29,11 +29,11 @@ extension StoreCore {
     } catch {
       throw .middlewareRefused(name: name, reason: String(describing: error))
     }
-    let recording = middleware.commitObserver?.makeRecording(name, link.storeID)
+    let recording = middleware.commitObserver?.makeRecording(name, link.storeID, readState())
     let added = withTurn {
       guard !chain.names.contains(name) else { return false }
       let entry = Chain.Entry(name: name, middleware: middleware, recording: recording)
-      chain = Chain(chain.entries + [entry])
+      plan = Plan(chain: Chain(chain.entries + [entry]), registry: registry)
       return true
     }
     if !added {
@@ -47,7 +47,7 @@ extension StoreCore {
       guard let index = chain.entries.firstIndex(where: { $0.name == name }) else { return nil }
       var entries = chain.entries
       let removed = entries.remove(at: index)
-      chain = Chain(entries)
+      plan = Plan(chain: Chain(entries), registry: registry)
       return removed.middleware
     }
     removed?.didDetach(from: link.storeID)
@@ -60,9 +60,9 @@ extension StoreCore {
   /// kept `next` or context from now on does nothing.
   func close() {
     let (entries, finishes, state) = withTurn {
-      closed = true
+      agenda.close()
       let entries = chain.entries
-      chain = Chain()
+      plan = Plan(chain: Chain(), registry: registry)
       return (entries, observers.removeAll(), reducer.state)
     }
     link.close(with: state)

@@ -1,30 +1,6 @@
 import Observation
 import Synchronization
 
-/// A piece of work the store carries out in its turn.
-@usableFromInline
-enum Work<State: Sendable> {
-  /// An action dispatched from the top of the chain; a fallback's failure is not fallen back.
-  case action(any Action, isFallback: Bool)
-  /// Actions dispatched one after another (`dispatch([a, b])`).
-  case sequence([any Action])
-  /// The rest of a chain, from a `next` called after its dispatch ended.
-  case resume(any Action, ChainNode<State>?)
-
-  var isFallback: Bool {
-    if case .action(_, let isFallback) = self { return isFallback }
-    return false
-  }
-
-  /// The action a failure of the work after its turn is reported for.
-  var action: any Action {
-    switch self {
-    case .action(let action, _), .resume(let action, _): action
-    case .sequence(let actions): actions.last ?? Batch([])
-    }
-  }
-}
-
 /// A store's engine: dispatches go through ``Turn`` into single-threaded code that runs the
 /// middleware chain, the ``Reducer``, the ``ObserverList`` and the commit observers.
 ///
@@ -50,28 +26,27 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// rest of the chain runs compiled for the state (measured: 4,700 instructions a middleware
   /// step without it).
   @usableFromInline let passOn: PassOn<State>
+  /// Runs an action from the top of the chain, for work queued behind another action or
+  /// dispatched from code compiled for any state: made by `Store.init`, as ``passOn`` is.
+  let runAction: RunAction<State>
   private let fallback: (@Sendable (DispatchError) -> (any Action)?)?
   let errorSinks = Locked(ErrorSinks())
 
   // Touched only holding the turn.
   @usableFromInline let reducer: Reducer<State>
-  @usableFromInline var registry = Registry<State>()
-  @usableFromInline var chain = Chain<State>()
+  @usableFromInline var plan = Plan<State>()
   @usableFromInline var observers = ObserverList<State>()
-  @usableFromInline private(set) var followUps: [Work<State>] = []
-  private var nextFollowUp = 0
-  /// The dispatch being carried out: a `next` of another one is queued, not run in it.
-  @usableFromInline var currentDispatch: UInt64 = 0
+  @usableFromInline let agenda = Agenda()
   /// Whether `state` was read where Observation tracks it: only then is the registrar told.
   private let isTracked = Atomic<Bool>(false)
-  @usableFromInline var closed = false
 
   @usableFromInline
   init(
     initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?,
-    passOn: @escaping PassOn<State>
+    passOn: @escaping PassOn<State>, runAction: @escaping RunAction<State>
   ) {
     self.passOn = passOn
+    self.runAction = runAction
     let link = StoreLink<State>()
     self.link = link
     self.fallback = fallback
@@ -80,21 +55,30 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     link.core = self
   }
 
+  var registry: Registry<State> { plan.registry }
+  var chain: Chain<State> { plan.chain }
+
   // MARK: Dispatching
 
   /// Carries out work and returns the state it left, or its failure.
   ///
   /// From inside a dispatch on this thread, the work is queued behind the current action and
   /// the result is the state now.
-  func dispatch(_ work: Work<State>) -> Result<State, DispatchError> {
+  func dispatch(_ work: Work) -> Result<State, DispatchError> {
     if turn.isHeldByCurrentThread { return queue(work) }
-    let (result, afterTurn) = turn.run { carryOut(work) }
+    turn.acquire()
+    let afterTurn = chain.afterTurn
+    let result = carryOut(work)
+    turn.release()
     return finish(result, afterTurn: afterTurn, action: work.action)
   }
 
   /// Carries out work from a task: a task that finds the store busy suspends.
-  func send(_ work: Work<State>) async -> Result<State, DispatchError> {
-    let (result, afterTurn) = await turn.runSuspending { carryOut(work) }
+  func send(_ work: Work) async -> Result<State, DispatchError> {
+    await turn.acquireSuspending()
+    let afterTurn = chain.afterTurn
+    let result = carryOut(work)
+    turn.release()
     return finish(result, afterTurn: afterTurn, action: work.action)
   }
 
@@ -106,73 +90,66 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       if let refused = refusal() { return .failure(refused) }
       return queue(.sequence(actions))
     }
-    let (result, afterTurn) = turn.run {
-      () -> (Result<State, DispatchError>, [CommitRecording<State>]) in
-      if let refused = refusal() { return (.failure(refused), []) }
-      return carryOut(.sequence(actions))
+    turn.acquire()
+    if let refused = refusal() {
+      turn.release()
+      return .failure(refused)
     }
+    let afterTurn = chain.afterTurn
+    let result = carryOut(.sequence(actions))
+    turn.release()
     return finish(result, afterTurn: afterTurn, action: Batch(actions))
   }
 
-  /// Runs the rest of a chain for an action a middleware passed on after its dispatch ended,
-  /// from another thread: as a dispatch of its own.
+  /// Runs the rest of a chain that a middleware passed on after its dispatch ended, from
+  /// another thread: as a dispatch of its own.
   @usableFromInline
-  func passLate(_ action: any Action, to node: ChainNode<State>?) throws(DispatchError) {
-    let work = Work<State>.resume(action, node)
-    let (result, afterTurn) = turn.run { carryOut(work) }
-    if case .failure(let failure) = finish(result, afterTurn: afterTurn, action: action) {
-      throw failure
-    }
+  func passLate(_ work: Work) throws(DispatchError) {
+    if case .failure(let failure) = dispatch(work) { throw failure }
   }
 
   @usableFromInline
-  func queue(_ work: Work<State>) -> Result<State, DispatchError> {
-    if reducer.isReducing {
+  func queue(_ work: Work) -> Result<State, DispatchError> {
+    if reducer.status.isReducing {
       // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
       fatalError(
         "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
       )
     }
-    followUps.append(work)
+    agenda.append(work)
     return .success(reducer.state)
   }
 
   /// Holding the turn: runs the work and every follow-up it queued.
-  private func carryOut(_ work: Work<State>)
-    -> (Result<State, DispatchError>, [CommitRecording<State>])
-  {
+  private func carryOut(_ work: Work) -> Result<State, DispatchError> {
     let failure = perform(work)
     if let failure { handle(failure, isFallback: work.isFallback) }
     runFollowUps()
-    let result: Result<State, DispatchError> =
-      if let failure { .failure(failure) } else { .success(reducer.state) }
-    return (result, chain.afterTurn)
+    if let failure { return .failure(failure) }
+    return .success(reducer.state)
   }
 
-  private func perform(_ work: Work<State>) -> DispatchError? {
+  private func perform(_ work: Work) -> DispatchError? {
     switch work {
     case .action(let action, _):
-      return run(action, from: chain.first)
-    case .resume(let action, let node):
-      return run(action, from: node)
+      return runAction(self, action)
+    case .resume(_, let run):
+      return run()
     case .sequence(let actions):
       for action in actions {
-        if let failure = run(action, from: chain.first) { return failure }
+        if let failure = runAction(self, action) { return failure }
         runFollowUps()
       }
       return nil
     }
   }
 
+  /// Holding the turn: runs the queued work, and what it queues, in the order it was queued.
   @usableFromInline
   func runFollowUps() {
-    while nextFollowUp < followUps.count {
-      let work = followUps[nextFollowUp]
-      nextFollowUp += 1
+    while let work = agenda.takeFollowUp() {
       if let failure = perform(work) { handle(failure, isFallback: work.isFallback) }
     }
-    followUps.removeAll(keepingCapacity: true)
-    nextFollowUp = 0
   }
 
   // MARK: Reducing
@@ -181,13 +158,13 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline
   func reduce(_ batch: Batch) throws(DispatchError) {
     let first = chain.first
-    if reducer.stage != nil {
+    if reducer.status.isStaging {
       // Nested: its actions are part of the enclosing batch.
       for action in batch.actions { try runChain(action, from: first) }
       return
     }
     let chain = chain
-    let change = try reducer.commit(batch, registry: registry, recordings: chain.recordings) {
+    let change = try reducer.commit(batch, registry: registry, chain: chain) {
       () throws(DispatchError) in
       for action in batch.actions { try runChain(action, from: first) }
     }
@@ -251,7 +228,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   func stopIfReducing(_ mistake: String) {
-    guard reducer.isReducing else { return }
+    guard reducer.status.isReducing else { return }
     // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
     fatalError(
       "\(mistake) Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
@@ -263,7 +240,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// After the turn: runs the commit observers' `afterTurn`, and reports what fails.
   @usableFromInline
   func finish<Value>(
-    _ result: Result<Value, DispatchError>, afterTurn: [CommitRecording<State>],
+    _ result: Result<Value, DispatchError>, afterTurn: [CommitHooks],
     action: any Action
   ) -> Result<Value, DispatchError> {
     var result = result
@@ -286,7 +263,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func handle(_ failure: DispatchError, isFallback: Bool) {
     publish(failure)
     if !isFallback, let fallback, let action = fallback(failure) {
-      followUps.append(.action(action, isFallback: true))
+      agenda.append(.action(action, isFallback: true))
     }
   }
 
@@ -326,6 +303,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 @usableFromInline
 typealias PassOn<State: Sendable> =
   @Sendable (StoreCore<State>, any Action, ChainNode<State>?, UInt64) throws(DispatchError) -> Void
+
+/// Runs an action from the top of the chain as a dispatch of its own; returns its failure.
+@usableFromInline
+typealias RunAction<State: Sendable> = @Sendable (StoreCore<State>, any Action) -> DispatchError?
 
 /// The continuations of a store's error sequences.
 struct ErrorSinks {

@@ -23,6 +23,21 @@ final class StoreLink<State: Sendable>: @unchecked Sendable {
   }
 }
 
+/// What a dispatch runs with: the middleware chain and the mutators' routes.
+///
+/// Immutable: registering a mutator or a middleware makes a new plan, so a dispatch reads it
+/// once and finishes with the plan it started with.
+@usableFromInline
+final class Plan<State: Sendable>: Sendable {
+  @usableFromInline let chain: Chain<State>
+  @usableFromInline let registry: Registry<State>
+
+  init(chain: Chain<State> = Chain(), registry: Registry<State> = Registry()) {
+    self.chain = chain
+    self.registry = registry
+  }
+}
+
 /// The middleware of a store, outermost first, and their commit observers.
 ///
 /// Immutable: `use`
@@ -41,8 +56,11 @@ final class Chain<State: Sendable>: Sendable {
   @usableFromInline let first: ChainNode<State>?
   /// The commit observers, outermost first.
   @usableFromInline let recordings: [CommitRecording<State>]
+  /// The commit observers that ask to see each change before it is made, innermost first: an
+  /// audit trail early in the chain writes its entry once every observer after it accepted.
+  @usableFromInline let checks: [CommitHooks]
   /// The commit observers that ask to be called after each turn.
-  @usableFromInline let afterTurn: [CommitRecording<State>]
+  @usableFromInline let afterTurn: [CommitHooks]
 
   init(_ entries: [Entry] = []) {
     self.entries = entries
@@ -50,6 +68,7 @@ final class Chain<State: Sendable>: Sendable {
     for entry in entries.reversed() { node = ChainNode(entry: entry, next: node) }
     first = node
     recordings = entries.compactMap(\.recording)
+    checks = recordings.reversed().filter { $0.willCommit != nil }
     afterTurn = recordings.filter { $0.afterTurn != nil }
   }
 
