@@ -5,7 +5,13 @@
 @usableFromInline
 final class Registry<State: Sendable>: Sendable {
   let entries: [RegisteredMutator<State>]
-  @usableFromInline let routes: [ObjectIdentifier: Route<State>]
+  /// The action types some handler names, in increasing order, and the route of each.
+  ///
+  /// A sorted array searched by halves rather than a dictionary: finding a route is a few
+  /// comparisons of identities, where a dictionary hashes the identity first (about 130
+  /// instructions of `counter`'s dispatch).
+  @usableFromInline let routedTypes: [ObjectIdentifier]
+  @usableFromInline let routes: [Route<State>]
   /// The route of an action type no handler names: the handlers of every action.
   @usableFromInline let everyAction: Route<State>
 
@@ -44,7 +50,9 @@ final class Registry<State: Sendable>: Sendable {
       routes[type] = Route(steps)
     }
     routes[ObjectIdentifier(ReplaceState<State>.self)] = Route(followers, replacesState: true)
-    self.routes = routes
+    let sorted = routes.sorted { $0.key < $1.key }
+    routedTypes = sorted.map(\.key)
+    self.routes = sorted.map(\.value)
     self.everyAction = Route(everyAction)
   }
 
@@ -53,7 +61,14 @@ final class Registry<State: Sendable>: Sendable {
   /// The handlers an action of this type runs, in registration order.
   @inlinable
   func route(for action: any Action) -> Route<State> {
-    routes[ObjectIdentifier(action.dispatchedType)] ?? everyAction
+    let type = ObjectIdentifier(action.dispatchedType)
+    var low = 0
+    var high = routedTypes.count
+    while low < high {
+      let middle = (low + high) / 2
+      if routedTypes[middle] < type { low = middle + 1 } else { high = middle }
+    }
+    return low < routedTypes.count && routedTypes[low] == type ? routes[low] : everyAction
   }
 
   /// Checks a mutator against itself and the registered ones.
