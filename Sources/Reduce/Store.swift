@@ -39,7 +39,10 @@ public final class Store<State: Sendable>: Sendable, Observable {
       passOn: { core, action, node, dispatch throws(DispatchError) in
         try core.pass(action, to: node, dispatch: dispatch)
       },
-      runAction: { core, action in core.run(action, from: core.plan.chain.first) })
+      runAction: { core, action in
+        let plan = core.plan
+        return core.run(action, from: plan.chain.first, in: plan)
+      })
     core.store = self
     for mutator in mutators { try core.register(mutator) }
     for plugin in middleware { try core.use(plugin) }

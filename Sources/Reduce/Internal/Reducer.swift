@@ -191,14 +191,14 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     if route.replacesState {
       if let replacement = action as? ReplaceState<State> { state = replacement.state }
       // Followers (`onReplaceState`) cannot throw.
-      for step in route.steps { try? step.handler.body(&state, action) }
+      for body in route.bodies { try? body(&state, action) }
       return
     }
-    for step in route.steps {
+    for index in route.bodies.indices {
       do {
-        try step.handler.body(&state, action)
+        try route.bodies[index](&state, action)
       } catch {
-        throw .reducerFailed(key: step.key, action: action, underlying: error)
+        throw .reducerFailed(key: route.keys[index], action: action, underlying: error)
       }
     }
   }

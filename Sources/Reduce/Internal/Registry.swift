@@ -153,7 +153,11 @@ final class Route<State>: Sendable {
   /// The bytes the handlers may change; nil when some are unknown or the whole state changes.
   @usableFromInline let touched: [Range<Int>]?
   @usableFromInline let replacesState: Bool
+  /// The keys of the handlers' mutators, in the order they run.
   @usableFromInline let keys: [MutatorKey]
+  /// The handlers' changes, in the same order (read apart from the keys, which a dispatch
+  /// needs only when a handler fails).
+  @usableFromInline let bodies: [@Sendable (inout State, any Action) throws -> Void]
   /// Whether an action of this route changes nothing.
   @usableFromInline let isEmpty: Bool
 
@@ -165,6 +169,7 @@ final class Route<State>: Sendable {
     self.touched = ranges.count == steps.count && !replacesState ? ranges : nil
     self.replacesState = replacesState
     self.keys = steps.map(\.key)
+    self.bodies = steps.map(\.handler.body)
     self.isEmpty = steps.isEmpty && !replacesState
   }
 }

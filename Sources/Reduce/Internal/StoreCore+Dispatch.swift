@@ -55,14 +55,14 @@ extension StoreCore {
   func carryOut<Value>(_ action: any Action, reading read: (State) -> Value)
     -> (Result<Value, DispatchError>, [CommitHooks])
   {
-    let chain = plan.chain
-    let failure = run(action, from: chain.first)
+    let plan = plan
+    let failure = run(action, from: plan.chain.first, in: plan)
     if let failure { handle(failure, isFallback: false) }
     if agenda.hasFollowUps { runFollowUps() }
     let result: Result<Value, DispatchError> =
       if let failure { .failure(failure) } else { .success(read(reducer.state)) }
     if agenda.hasFollowUps { runFollowUps() }
-    return (result, chain.afterTurn)
+    return (result, plan.chain.afterTurn)
   }
 
   /// Runs the rest of a chain for an action a middleware passed on: at once during the
@@ -73,23 +73,27 @@ extension StoreCore {
     throws(DispatchError)
   {
     guard turn.isHeldByCurrentThread else {
-      try passLate(.resume(action, run: { self.run(action, from: node) }))
+      try passLate(.resume(action, run: { self.run(action, from: node, in: nil) }))
       return
     }
     if dispatch == agenda.currentDispatch {
-      try runChain(action, from: node)
+      try runChain(action, from: node, in: nil)
     } else {
-      _ = queue(.resume(action, run: { self.run(action, from: node) }))
+      _ = queue(.resume(action, run: { self.run(action, from: node, in: nil) }))
     }
   }
 
   /// Holding the turn: runs an action from a middleware of the chain (nil: the reducers) as a
   /// dispatch of its own; a `next` of another dispatch is queued, not run in it.
+  ///
+  /// `plan` is the store's plan when the caller has just read it; nil: the reducers read it.
   @inlinable
-  func run(_ action: any Action, from node: ChainNode<State>?) -> DispatchError? {
+  func run(_ action: any Action, from node: ChainNode<State>?, in plan: Plan<State>?)
+    -> DispatchError?
+  {
     agenda.beginDispatch()
     do {
-      try runChain(action, from: node)
+      try runChain(action, from: node, in: plan)
       return nil
     } catch {
       return error
@@ -97,11 +101,17 @@ extension StoreCore {
   }
 
   /// Holding the turn: hands the action to a middleware, or (nil) to the reducers.
+  ///
+  /// The reducers run with the store's registry as it is when the action reaches them: a
+  /// middleware may register a mutator before it calls `next`. `plan` is the store's plan when
+  /// the caller has just read it and no middleware ran since; nil: it is read here.
   @inlinable
-  func runChain(_ action: any Action, from node: ChainNode<State>?) throws(DispatchError) {
+  func runChain(_ action: any Action, from node: ChainNode<State>?, in plan: Plan<State>?)
+    throws(DispatchError)
+  {
     if agenda.isClosed { return }
     guard let node else {
-      try reduce(action)
+      try reduce(action, in: plan ?? self.plan)
       return
     }
     let next = Next(link: link, node: node.next, dispatch: agenda.currentDispatch)
@@ -120,16 +130,15 @@ extension StoreCore {
   /// A batch, an action of a batch, and an action whose state before must be kept take the
   /// general path.
   @inlinable
-  func reduce(_ action: any Action) throws(DispatchError) {
+  func reduce(_ action: any Action, in plan: Plan<State>) throws(DispatchError) {
     if type(of: action) == Batch.self, let batch = action as? Batch {
-      try reduce(batch)
+      try reduce(batch, in: plan)
       return
     }
     if reducer.status.isStaging {
       try reducer.stage(action)
       return
     }
-    let plan = plan
     let route = plan.registry.route(for: action)
     let chain = plan.chain
     if route.mayThrow || observers.needsOldState {

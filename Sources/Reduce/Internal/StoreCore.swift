@@ -156,19 +156,18 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   /// A batch's actions each go through the whole chain, then the batch commits once.
   @usableFromInline
-  func reduce(_ batch: Batch) throws(DispatchError) {
-    let first = chain.first
+  func reduce(_ batch: Batch, in plan: Plan<State>) throws(DispatchError) {
+    let first = plan.chain.first
     if reducer.status.isStaging {
       // Nested: its actions are part of the enclosing batch.
-      for action in batch.actions { try runChain(action, from: first) }
+      for action in batch.actions { try runChain(action, from: first, in: plan) }
       return
     }
-    let chain = chain
-    let change = try reducer.commit(batch, registry: registry, chain: chain) {
+    let change = try reducer.commit(batch, registry: plan.registry, chain: plan.chain) {
       () throws(DispatchError) in
-      for action in batch.actions { try runChain(action, from: first) }
+      for action in batch.actions { try runChain(action, from: first, in: plan) }
     }
-    if let change { committed(change, chain) }
+    if let change { committed(change, plan.chain) }
   }
 
   /// Holding the turn, after a commit: tells Observation, the observers, then the commit observers.
