@@ -1,13 +1,10 @@
 import Reduce
 
-extension Thunk: ThunkPluginAction {
+extension Thunk: ThunkPluginAction, RunnableThunk {
   func handler<StoreState: Sendable>(in store: StoreState.Type) -> ThunkHandler<StoreState> {
-    let handler = ThunkHandler<State> { action, context, environment in
-      // Handlers are kept by type: the action is always of this type.
-      guard let thunk = action as? Self else { return }
-      try thunk.run(context, environment)
+    if let handler = ThunkHandler<State>.running(Self.self) as? ThunkHandler<StoreState> {
+      return handler
     }
-    if let handler = handler as? ThunkHandler<StoreState> { return handler }
     let mismatch = ThunkError.stateMismatch(
       expected: String(describing: State.self), found: String(describing: StoreState.self))
     return ThunkHandler { _, _, _ in throw mismatch }

@@ -18,7 +18,7 @@ public import Reduce
 /// thunks dispatch, and never the thunks themselves.
 public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middleware {
   let runtime: ThunkRuntime
-  let handlers: ThunkHandlers
+  let handlers: ThunkHandlers<ThunkHandler<State>>
   /// What every thunk's handler gets besides the store's context.
   let environment: ThunkEnvironment
   // Last, so that the properties before it lie at the same offsets whatever `Dependencies` is.
@@ -35,7 +35,9 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   ///     test that dispatches a sleeping thunk and advances the clock is deterministic.
   public init(dependencies: Dependencies, executor: (any TaskExecutor)? = nil) {
     runtime = ThunkRuntime(executor: executor)
-    handlers = ThunkHandlers()
+    handlers = ThunkHandlers { action in
+      (action as? any ThunkPluginAction)?.handler(in: State.self)
+    }
     environment = ThunkEnvironment(dependencies: dependencies, runtime: runtime, run: nil)
     self.dependencies = dependencies
   }
@@ -55,7 +57,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
     throws
   {
     // Thunks and `CancelThunks` have a handler; every other action is passed on untouched.
-    guard let handler = handlers.handler(for: action, in: State.self) else {
+    guard let handler = handlers.handler(for: action) else {
       return try next(action)
     }
     try handler.body(action, context, environment)

@@ -14,47 +14,74 @@ final class ThunkHandler<State: Sendable>: Sendable {
   init(_ body: @escaping Body) {
     self.body = body
   }
+
+  /// The handler of the thunks of type `T`.
+  ///
+  /// Generic over the thunk's whole type, so that the handler's cast finds that type among its
+  /// generic parameters: a type built from them, such as `Thunk<State, Value>` in code generic
+  /// over `State` and `Value`, is looked up in the runtime's cache at each use.
+  static func running<T: RunnableThunk>(_: T.Type) -> ThunkHandler where T.StoreState == State {
+    ThunkHandler { action, context, environment in
+      // Handlers are kept by type: the action is always a `T`. (A pattern rather than `as?`,
+      // whose `T?` is a type built from `T`.)
+      switch action {
+      case let thunk as T: try thunk.run(context, environment)
+      default: return
+      }
+    }
+  }
+}
+
+/// A thunk, as its handler runs it: ``Thunk``.
+protocol RunnableThunk: Action {
+  /// The state of the stores the thunk is for.
+  associatedtype StoreState: Sendable
+
+  /// Runs the thunk: what ``ThunkMiddleware`` does with it.
+  func run(_ context: MiddlewareContext<StoreState>, _ environment: ThunkEnvironment) throws
+}
+
+/// What a ``ThunkMiddleware`` does with the actions of one type.
+///
+/// Outside ``ThunkHandlers``, so that it is not generic.
+private enum ActionRoute {
+  /// Neither a thunk nor ``CancelThunks``: pass it on untouched.
+  case passOn
+  /// Run it with a handler (a `ThunkHandler` of the middleware's state).
+  case handle(AnyObject)
 }
 
 /// What a ``ThunkMiddleware`` does with each action type it has met, by type.
 ///
 /// Learnt from the first action of a type, through a cast to ``ThunkPluginAction``, and kept, for
 /// the types passed on as well as the handled ones: the cast looks a conformance up, which costs
-/// more than a thousand instructions. Not generic over the state, so that the lookup on every
-/// action runs compiled for its types instead of asking the runtime for generic metadata.
-final class ThunkHandlers: Sendable {
-  /// What to do with the actions of one type.
-  private enum Route {
-    /// Neither a thunk nor ``CancelThunks``: pass it on untouched.
-    case passOn
-    /// Run it with a handler: a `ThunkHandler` of the store's state.
-    case handle(AnyObject)
+/// more than a thousand instructions.
+///
+/// Generic over the handler's whole type (`ThunkHandler<State>`) rather than over the state: the
+/// table itself is not generic, so its lookup on every action runs compiled for its types, and
+/// the cast of what it holds back to `Handler` finds `Handler` among the instance's generic
+/// parameters instead of looking it up in the runtime's cache.
+final class ThunkHandlers<Handler: AnyObject & Sendable>: Sendable {
+  private let table = Locked<[ObjectIdentifier: ActionRoute]>([:])
+  /// Finds the handler of an action's type: nil when the action is neither a thunk nor
+  /// ``CancelThunks``.
+  private let learn: @Sendable (any Action) -> Handler?
+
+  init(learn: @escaping @Sendable (any Action) -> Handler?) {
+    self.learn = learn
   }
 
-  private let table = Locked<[ObjectIdentifier: Route]>([:])
-
-  init() {}
-
-  /// The handler of an action's type in a store of `State`; nil when the action is neither a
-  /// thunk nor ``CancelThunks``.
-  func handler<State: Sendable>(for action: any Action, in store: State.Type)
-    -> ThunkHandler<State>?
-  {
+  /// The handler of an action's type; nil when the action is neither a thunk nor
+  /// ``CancelThunks``.
+  func handler(for action: any Action) -> Handler? {
     let key = ObjectIdentifier(action.dispatchedType)
     switch table.withLock({ $0[key] }) {
     case .passOn: return nil
-    // The table belongs to one middleware, so its handlers are all of that middleware's `State`.
-    case .handle(let handler): return handler as? ThunkHandler<State>
-    case nil: return learnHandler(for: action, key: key, in: store)
+    case .handle(let handler): return handler as? Handler
+    case nil:
+      let handler = learn(action)
+      table.withLock { $0[key] = handler.map { .handle($0) } ?? .passOn }
+      return handler
     }
-  }
-
-  /// Finds the handler of an action's type, or that it has none, and keeps the answer.
-  private func learnHandler<State: Sendable>(
-    for action: any Action, key: ObjectIdentifier, in store: State.Type
-  ) -> ThunkHandler<State>? {
-    let handler = (action as? any ThunkPluginAction)?.handler(in: store)
-    table.withLock { $0[key] = handler.map { .handle($0) } ?? .passOn }
-    return handler
   }
 }
