@@ -116,10 +116,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) throws -> Value
   ) {
-    let work = Work.sync { context, environment in
-      try body(ThunkContext(context, environment, dependencies: ()))
-    }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: .sync(body))
   }
 
   /// Creates a thunk with an async body that needs no dependencies.
@@ -132,11 +129,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) async throws -> Value
   ) {
-    let work = Work.async { context, environment in
-      let context = ThunkContext(context, environment, dependencies: ())
-      return { try await body(context) }
-    }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: .async(body))
   }
 
   /// Creates a thunk with a synchronous body that uses the store's dependencies.
@@ -150,10 +143,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) throws -> Value
   ) {
-    let work = Work.sync { context, environment in
-      try body(ThunkContext<State, Dependencies>(context, resolving: environment))
-    }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: .sync(resolving: body))
   }
 
   /// Creates a thunk with an async body that uses the store's dependencies.
@@ -166,11 +156,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) async throws -> Value
   ) {
-    let work = Work.async { context, environment throws(ThunkError) in
-      let context = try ThunkContext<State, Dependencies>(context, resolving: environment)
-      return { try await body(context) }
-    }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: .async(resolving: body))
   }
 }
 
