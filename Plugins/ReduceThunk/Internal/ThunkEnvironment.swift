@@ -8,13 +8,20 @@ let thunkMiddlewareName = "ThunkMiddleware"
 ///
 /// Not generic: code that is generic over the store's state runs unspecialised in this module,
 /// where each use of a generic type asks the runtime for its metadata, so the pieces that do not
-/// depend on the state are kept apart from it.
-struct ThunkEnvironment: Sendable {
+/// depend on the state are kept apart from it. A class, made once per middleware (and once per
+/// async run), so that handing it on is a retain rather than a copy of the boxed dependencies.
+final class ThunkEnvironment: Sendable {
   /// The middleware's dependencies, boxed once when it is made rather than for every thunk.
   let dependencies: any Sendable
   let runtime: ThunkRuntime
   /// The run of an async thunk; nil for a synchronous one.
   let run: ThunkRun?
+
+  init(dependencies: any Sendable, runtime: ThunkRuntime, run: ThunkRun?) {
+    self.dependencies = dependencies
+    self.runtime = runtime
+    self.run = run
+  }
 
   /// The environment of an async body: this one plus the body's run.
   func running(_ run: ThunkRun) -> ThunkEnvironment {
