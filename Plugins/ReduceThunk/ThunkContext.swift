@@ -6,14 +6,13 @@ public import Reduce
 /// of it (or of a type that converts to it with `as?`, so a body may ask for a protocol the app's
 /// dependencies conform to). `Void` asks for nothing.
 public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
-  /// The store's context, as the middleware was given it.
-  let base: MiddlewareContext<State>
-  let environment: ThunkEnvironment
-  // Last, so that the properties before it lie at the same offsets whatever `Dependencies` is.
   /// The dependencies given to the store's ``ThunkMiddleware``.
   ///
   /// An API client, a clock, a database handle: swap them in tests.
   public let dependencies: Dependencies
+  /// The store's context, as the middleware was given it.
+  let base: MiddlewareContext<State>
+  let environment: ThunkEnvironment
 
   init(
     _ base: MiddlewareContext<State>, _ environment: ThunkEnvironment, dependencies: Dependencies

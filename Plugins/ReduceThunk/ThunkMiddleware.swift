@@ -17,13 +17,12 @@ public import Reduce
 /// First in the chain, it lets the middleware after it (throttle, logging, undo) see the actions
 /// thunks dispatch, and never the thunks themselves.
 public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middleware {
+  /// The dependencies every thunk's body gets in its context.
+  public let dependencies: Dependencies
   let runtime: ThunkRuntime
   let handlers: ThunkHandlers<ThunkHandler<State>>
   /// What every thunk's handler gets besides the store's context.
   let environment: ThunkEnvironment
-  // Last, so that the properties before it lie at the same offsets whatever `Dependencies` is.
-  /// The dependencies every thunk's body gets in its context.
-  public let dependencies: Dependencies
 
   /// Creates a middleware that runs thunks with dependencies.
   ///
@@ -34,12 +33,12 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   ///     runs the thunks that are ready until they wait on the clock before it moves time, so a
   ///     test that dispatches a sleeping thunk and advances the clock is deterministic.
   public init(dependencies: Dependencies, executor: (any TaskExecutor)? = nil) {
+    self.dependencies = dependencies
     runtime = ThunkRuntime(executor: executor)
     handlers = ThunkHandlers { action in
       (action as? any ThunkPluginAction)?.handler(in: State.self)
     }
     environment = ThunkEnvironment(dependencies: dependencies, runtime: runtime, run: nil)
-    self.dependencies = dependencies
   }
 
   /// `ThunkMiddleware`, whatever the generic arguments; `Store.perform(_:)` looks for it.
