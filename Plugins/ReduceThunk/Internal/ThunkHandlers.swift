@@ -22,12 +22,23 @@ final class ThunkHandler<State: Sendable>: Sendable {
   /// over `State` and `Value`, is looked up in the runtime's cache at each use.
   static func running<T: RunnableThunk>(_: T.Type) -> ThunkHandler where T.StoreState == State {
     ThunkHandler { action, context, environment in
-      // Handlers are kept by type: the action is always a `T`. (A pattern rather than `as?`,
-      // whose `T?` is a type built from `T`.)
-      switch action {
-      case let thunk as T: try thunk.run(context, environment)
-      default: return
-      }
+      try run(action, as: T.self, context, environment)
+    }
+  }
+
+  /// Runs an action, opened from its existential, as a thunk of type `T`.
+  ///
+  /// Opened, the action is cast from its own type, which the runtime compares with `T` at once,
+  /// rather than from `any Action`.
+  private static func run<A: Action, T: RunnableThunk>(
+    _ action: A, as _: T.Type, _ context: MiddlewareContext<State>,
+    _ environment: ThunkEnvironment
+  ) throws where T.StoreState == State {
+    // Handlers are kept by type: the action is always a `T`. (A pattern rather than `as?`,
+    // whose `T?` is a type built from `T`.)
+    switch action {
+    case let thunk as T: try thunk.run(context, environment)
+    default: return
     }
   }
 }
