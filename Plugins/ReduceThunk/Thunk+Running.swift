@@ -14,7 +14,8 @@ extension Thunk: ThunkPluginAction, RunnableThunk {
   /// a task of its own.
   func run(_ context: MiddlewareContext<State>, _ environment: ThunkEnvironment) throws {
     // The common case: a synchronous body that nobody awaits and that cancels nothing first.
-    // Its error rejects the dispatch.
+    // Its error rejects the dispatch. (Through `runSync`, thunk-sync costs 660 instructions more
+    // per dispatch.)
     if case .sync(let body) = definition.work, definition.ticket == nil, !definition.cancelInFlight
     {
       _ = try body(context, environment)
