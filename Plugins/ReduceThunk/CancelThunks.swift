@@ -35,10 +35,10 @@ public struct CancelThunks: Action, CustomStringConvertible {
 
 extension CancelThunks: ThunkPluginAction {
   func handler<StoreState: Sendable>(in store: StoreState.Type) -> ThunkHandler<StoreState> {
-    ThunkHandler { action, environment in
+    ThunkHandler { action, context, environment in
       // Handlers are kept by type: the action is always a `CancelThunks`.
       guard let cancel = action as? CancelThunks else { return }
-      for run in environment.runtime.take(id: cancel.id, in: environment.base.storeID) {
+      for run in environment.runtime.take(id: cancel.id, in: context.storeID) {
         run.cancel()
       }
     }

@@ -34,14 +34,16 @@ public import Reduce
 /// `ThunkContext<State, Void>` (the type inferred when the closure is not annotated) needs no
 /// dependencies and runs with any ``ThunkMiddleware``.
 public struct Thunk<State: Sendable, Value: Sendable>: Action {
-  /// The work: given the environment, makes the body's context (resolving the dependencies).
+  /// The work: given the store's context and the middleware's environment, makes the body's
+  /// context (resolving the dependencies).
   ///
   /// A synchronous body is run at once; an async one is returned bound to its context, to be
   /// run in a task.
   enum Work: Sendable {
-    case sync(@Sendable (ThunkEnvironment<State>) throws -> Value)
+    case sync(@Sendable (MiddlewareContext<State>, ThunkEnvironment) throws -> Value)
     case async(
-      @Sendable (ThunkEnvironment<State>) throws(ThunkError) -> @Sendable () async throws -> Value)
+      @Sendable (MiddlewareContext<State>, ThunkEnvironment) throws(ThunkError)
+        -> @Sendable () async throws -> Value)
   }
 
   /// What the thunk does, shared by its copies.
@@ -54,20 +56,14 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     let cancellationID: CancellationID?
     let cancelInFlight: Bool
     let work: Work
-    /// Runs a thunk of this type in a store of `State`; see ``Thunk/handle``.
-    let handle: ThunkHandler<State>.Body
     /// Set on the copy `perform` dispatches: where the outcome goes.
     let ticket: PerformTicket<Value>?
 
-    init(
-      id: (any Hashable & Sendable)?, cancelInFlight: Bool, work: Work,
-      handle: @escaping ThunkHandler<State>.Body
-    ) {
+    init(id: (any Hashable & Sendable)?, cancelInFlight: Bool, work: Work) {
       self.id = id
       self.cancellationID = id.map { CancellationID($0) }
       self.cancelInFlight = cancelInFlight
       self.work = work
-      self.handle = handle
       self.ticket = nil
     }
 
@@ -77,7 +73,6 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
       cancellationID = definition.cancellationID
       cancelInFlight = definition.cancelInFlight
       work = definition.work
-      handle = definition.handle
       self.ticket = ticket
     }
   }
@@ -107,20 +102,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   init(
     id: (any Hashable & Sendable)?, cancelInFlight: Bool, work: Work
   ) {
-    definition = Definition(id: id, cancelInFlight: cancelInFlight, work: work, handle: Self.handle)
-  }
-
-  /// Runs a thunk of this type: what ``ThunkMiddleware`` calls for it.
-  ///
-  /// Each thunk keeps it. Inlined into the initialisers, where `State` and `Value` are usually
-  /// concrete, it is compiled for them, and so is the body's run: no generic metadata is looked
-  /// up at run time. It captures nothing, so keeping it allocates nothing.
-  static var handle: ThunkHandler<State>.Body {
-    { action, environment in
-      // Handlers are kept by type: the action is always of this type.
-      guard let thunk = action as? Self else { return }
-      try thunk.run(in: environment)
-    }
+    definition = Definition(id: id, cancelInFlight: cancelInFlight, work: work)
   }
 
   /// Creates a thunk with a synchronous body that needs no dependencies.
@@ -134,10 +116,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) throws -> Value
   ) {
-    let work = Work.sync { environment in
-      try body(ThunkContext<State, Void>(environment, dependencies: ()))
-    }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: .sync(body))
   }
 
   /// Creates a thunk with an async body that needs no dependencies.
@@ -150,11 +129,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) async throws -> Value
   ) {
-    let work = Work.async { environment in
-      let context = ThunkContext<State, Void>(environment, dependencies: ())
-      return { try await body(context) }
-    }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: .async(body))
   }
 
   /// Creates a thunk with a synchronous body that uses the store's dependencies.
@@ -168,10 +143,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) throws -> Value
   ) {
-    let work = Work.sync { environment in
-      try body(ThunkContext<State, Dependencies>(resolving: environment))
-    }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: .sync(resolving: body))
   }
 
   /// Creates a thunk with an async body that uses the store's dependencies.
@@ -184,11 +156,7 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) async throws -> Value
   ) {
-    let work = Work.async { environment throws(ThunkError) in
-      let context = try ThunkContext<State, Dependencies>(resolving: environment)
-      return { try await body(context) }
-    }
-    self.init(id: id, cancelInFlight: cancelInFlight, work: work)
+    self.init(id: id, cancelInFlight: cancelInFlight, work: .async(resolving: body))
   }
 }
 

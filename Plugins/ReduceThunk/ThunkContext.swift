@@ -10,27 +10,34 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   ///
   /// An API client, a clock, a database handle: swap them in tests.
   public let dependencies: Dependencies
-  let environment: ThunkEnvironment<State>
+  /// The store's context, as the middleware was given it.
+  let base: MiddlewareContext<State>
+  let environment: ThunkEnvironment
 
-  init(_ environment: ThunkEnvironment<State>, dependencies: Dependencies) {
+  init(
+    _ base: MiddlewareContext<State>, _ environment: ThunkEnvironment, dependencies: Dependencies
+  ) {
+    self.base = base
     self.environment = environment
     self.dependencies = dependencies
   }
 
-  init(resolving environment: ThunkEnvironment<State>) throws(ThunkError) {
+  init(_ base: MiddlewareContext<State>, resolving environment: ThunkEnvironment)
+    throws(ThunkError)
+  {
     guard let dependencies = environment.dependencies as? Dependencies else {
       throw .dependenciesMismatch(
         expected: String(describing: Dependencies.self),
         found: String(describing: type(of: environment.dependencies)))
     }
-    self.init(environment, dependencies: dependencies)
+    self.init(base, environment, dependencies: dependencies)
   }
 
   /// The store's current state (redux-thunk's `getState()`).
   ///
   /// In an async body it is the latest state, including everything this body dispatched. In a
   /// synchronous body the body's own dispatches are still queued, so they are not in it yet.
-  public var state: State { environment.base.state }
+  public var state: State { base.state }
 
   /// Dispatches an action from the top of the store's chain.
   ///
@@ -45,10 +52,8 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   /// - Returns: The state after the action, or why it failed.
   @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    // A synchronous thunk is never cancelled: no guard, and no array to build. Inlinable, so
-    // that the body's dispatch runs compiled for its state type
-    // (thunk-sync: 15,228 -> 10,762 instructions per dispatch).
-    guard environment.run != nil else { return environment.base.dispatch(action) }
+    // A synchronous thunk is never cancelled: no guard, and no array to build.
+    guard environment.run != nil else { return base.dispatch(action) }
     return guarded([action])
   }
 
@@ -72,7 +77,7 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   public func perform<Value>(_ thunk: Thunk<State, Value>) async throws -> Value {
     try await Perform.run(
       thunk,
-      isInstalled: { environment.runtime.isAttached(to: environment.base.storeID) },
+      isInstalled: { environment.runtime.isAttached(to: base.storeID) },
       dispatch: { dispatch($0) })
   }
 
@@ -80,11 +85,11 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   /// once the dispatch holds the store's turn, before any middleware sees it.
   func guarded(_ actions: [any Action]) -> Result<State, DispatchError> {
     guard let run = environment.run, let first = actions.first else {
-      return environment.base.dispatch(actions)
+      return base.dispatch(actions)
     }
     let dropped = DispatchError.rejected(
       by: thunkMiddlewareName, action: first, underlying: CancellationError())
     if run.isCancelled { return .failure(dropped) }
-    return environment.base.dispatch(actions) { run.isCancelled ? dropped : nil }
+    return base.dispatch(actions) { run.isCancelled ? dropped : nil }
   }
 }

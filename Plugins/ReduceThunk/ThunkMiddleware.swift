@@ -20,8 +20,9 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   /// The dependencies every thunk's body gets in its context.
   public let dependencies: Dependencies
   let runtime: ThunkRuntime
-  /// Handles an action; made where `State` is known, so that it runs specialised.
-  let handleAction: @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Void
+  let handlers: ThunkHandlers<ThunkHandler<State>>
+  /// What every thunk's handler gets besides the store's context.
+  let environment: ThunkEnvironment
 
   /// Creates a middleware that runs thunks with dependencies.
   ///
@@ -32,27 +33,12 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   ///     runs the thunks that are ready until they wait on the clock before it moves time, so a
   ///     test that dispatches a sleeping thunk and advances the clock is deterministic.
   public init(dependencies: Dependencies, executor: (any TaskExecutor)? = nil) {
-    let runtime = ThunkRuntime(executor: executor)
-    let handlers = ThunkHandlers<State>()
-    // Boxed once here rather than for every thunk.
-    let boxed: any Sendable = dependencies
-    self.init(dependencies: dependencies, runtime: runtime) { action, context, next in
-      // Thunks and `CancelThunks` have a handler; every other action is passed on untouched.
-      guard let handler = handlers.handler(for: action) else { return try next(action) }
-      let environment = ThunkEnvironment(
-        base: context, dependencies: boxed, runtime: runtime, run: nil)
-      try handler.body(action, environment)
-    }
-  }
-
-  init(
-    dependencies: Dependencies, runtime: ThunkRuntime,
-    handleAction:
-      @escaping @Sendable (any Action, MiddlewareContext<State>, Next<State>) throws -> Void
-  ) {
     self.dependencies = dependencies
-    self.runtime = runtime
-    self.handleAction = handleAction
+    runtime = ThunkRuntime(executor: executor)
+    handlers = ThunkHandlers { action in
+      (action as? any ThunkPluginAction)?.handler(in: State.self)
+    }
+    environment = ThunkEnvironment(dependencies: dependencies, runtime: runtime, run: nil)
   }
 
   /// `ThunkMiddleware`, whatever the generic arguments; `Store.perform(_:)` looks for it.
@@ -69,7 +55,11 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    try handleAction(action, context, next)
+    // Thunks and `CancelThunks` have a handler; every other action is passed on untouched.
+    guard let handler = handlers.handler(for: action) else {
+      return try next(action)
+    }
+    try handler.body(action, context, environment)
   }
 
   /// Starts serving a store.

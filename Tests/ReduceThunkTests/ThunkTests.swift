@@ -14,6 +14,31 @@ import Testing
     #expect(state.count == 11)
   }
 
+  @Test(
+    "thunks of several types and plain actions, interleaved and repeated, each meet their own handling"
+  )
+  func handlingByType() async throws {
+    let log = ActionLog()
+    let store = try makeStore(dependencies: (), after: [log.middleware(named: "Log")])
+    let addOne = Thunk<AppState, Void> { context in
+      context.dispatch(CountAction.incremented(by: 1))
+    }
+    let addTen = Thunk<AppState, Int> { context in
+      context.dispatch(CountAction.incremented(by: 10))
+      return 10
+    }
+    for _ in 0..<3 {
+      store.dispatch(addOne)
+      store.dispatch(CountAction.incremented(by: 100))
+      #expect(try await store.perform(addTen) == 10)
+      store.dispatch(NoteAction.noted("plain"))
+    }
+    #expect(store.state.count == 3 * 111)
+    // Only the plain actions and what the thunks dispatched go past the thunk middleware.
+    #expect(log.all.filter { $0.hasPrefix("Thunk") }.isEmpty)
+    #expect(log.all.count == 3 * 4)
+  }
+
   @Test("a synchronous body's dispatches are queued, so its state does not include them yet")
   func synchronousDispatchIsQueued() async throws {
     let store = try makeStore()

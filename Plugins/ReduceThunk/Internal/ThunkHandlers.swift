@@ -2,43 +2,97 @@ import Reduce
 
 /// Runs the actions of one thunk type (or ``CancelThunks``) in a store whose state is `State`.
 ///
-/// A class, so that a table of handlers holds each as one reference: a closure kept in a table
+/// A class, so that the table of handlers holds each as one reference: a closure kept in a table
 /// is converted back each time it is read, at the cost of an allocation.
 final class ThunkHandler<State: Sendable>: Sendable {
-  /// Runs an action, of the handler's type, in the middleware's environment.
-  typealias Body =
-    @Sendable (any Action, ThunkEnvironment<State>) throws -> Void
+  /// Runs an action of the handler's type, given the store's context and the middleware's
+  /// environment.
+  typealias Body = @Sendable (any Action, MiddlewareContext<State>, ThunkEnvironment) throws -> Void
 
   let body: Body
 
   init(_ body: @escaping Body) {
     self.body = body
   }
+
+  /// The handler of the thunks of type `T`.
+  ///
+  /// Generic over the thunk's whole type, so that the handler's cast finds that type among its
+  /// generic parameters: a type built from them, such as `Thunk<State, Value>` in code generic
+  /// over `State` and `Value`, is looked up in the runtime's cache at each use.
+  static func running<T: RunnableThunk>(_: T.Type) -> ThunkHandler where T.StoreState == State {
+    ThunkHandler { action, context, environment in
+      try run(action, as: T.self, context, environment)
+    }
+  }
+
+  /// Runs an action, opened from its existential, as a thunk of type `T`.
+  ///
+  /// Opened, the action is cast from its own type, which the runtime compares with `T` at once,
+  /// rather than from `any Action`.
+  private static func run<A: Action, T: RunnableThunk>(
+    _ action: A, as _: T.Type, _ context: MiddlewareContext<State>,
+    _ environment: ThunkEnvironment
+  ) throws where T.StoreState == State {
+    // Handlers are kept by type: the action is always a `T`. (A pattern rather than `as?`,
+    // whose `T?` is a type built from `T`.)
+    switch action {
+    case let thunk as T: try thunk.run(context, environment)
+    default: return
+    }
+  }
 }
 
-/// The handler of each action type a ``ThunkMiddleware`` has handled, by type.
-///
-/// A type's handler is found once, through a cast of its first action to ``ThunkPluginAction``,
-/// and kept: the cast looks the conformance up, which cost about 1,400 instructions per
-/// dispatch, and the table about 430.
-final class ThunkHandlers<State: Sendable>: Sendable {
-  let table = Locked<[ObjectIdentifier: ThunkHandler<State>]>([:])
+/// A thunk, as its handler runs it: ``Thunk``.
+protocol RunnableThunk: Action {
+  /// The state of the stores the thunk is for.
+  associatedtype StoreState: Sendable
 
-  init() {}
+  /// Runs the thunk: what ``ThunkMiddleware`` does with it.
+  func run(_ context: MiddlewareContext<StoreState>, _ environment: ThunkEnvironment) throws
+}
+
+/// What a ``ThunkMiddleware`` does with the actions of one type.
+///
+/// Outside ``ThunkHandlers``, so that it is not generic.
+private enum ActionRoute {
+  /// Neither a thunk nor ``CancelThunks``: pass it on untouched.
+  case passOn
+  /// Run it with a handler (a `ThunkHandler` of the middleware's state).
+  case handle(AnyObject)
+}
+
+/// What a ``ThunkMiddleware`` does with each action type it has met, by type.
+///
+/// Learnt from the first action of a type, through a cast to ``ThunkPluginAction``, and kept, for
+/// the types passed on as well as the handled ones: the cast looks a conformance up, which costs
+/// more than a thousand instructions.
+///
+/// Generic over the handler's whole type (`ThunkHandler<State>`) rather than over the state: the
+/// table itself is not generic, so its lookup on every action runs compiled for its types, and
+/// the cast of what it holds back to `Handler` finds `Handler` among the instance's generic
+/// parameters instead of looking it up in the runtime's cache.
+final class ThunkHandlers<Handler: AnyObject & Sendable>: Sendable {
+  private let table = Locked<[ObjectIdentifier: ActionRoute]>([:])
+  /// Finds the handler of an action's type: nil when the action is neither a thunk nor
+  /// ``CancelThunks``.
+  private let learn: @Sendable (any Action) -> Handler?
+
+  init(learn: @escaping @Sendable (any Action) -> Handler?) {
+    self.learn = learn
+  }
 
   /// The handler of an action's type; nil when the action is neither a thunk nor
   /// ``CancelThunks``.
-  func handler(for action: any Action) -> ThunkHandler<State>? {
-    let key = ObjectIdentifier(type(of: action))
-    if let handler = table.withLock({ $0[key] }) { return handler }
-    return learnHandler(for: action, key: key)
-  }
-
-  /// Finds the handler of an action's type and keeps it.
-  func learnHandler(for action: any Action, key: ObjectIdentifier) -> ThunkHandler<State>? {
-    guard let own = action as? any ThunkPluginAction else { return nil }
-    let handler = own.handler(in: State.self)
-    table.withLock { $0[key] = handler }
-    return handler
+  func handler(for action: any Action) -> Handler? {
+    let key = ObjectIdentifier(action.dispatchedType)
+    switch table.withLock({ $0[key] }) {
+    case .passOn: return nil
+    case .handle(let handler): return handler as? Handler
+    case nil:
+      let handler = learn(action)
+      table.withLock { $0[key] = handler.map { .handle($0) } ?? .passOn }
+      return handler
+    }
   }
 }
