@@ -34,7 +34,7 @@ public struct Next<State: Sendable>: Sendable {
   /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers.
   public func callAsFunction(_ action: any Action) throws(DispatchError) {
     guard let core = link.core else { return }
-    try core.passOn(core, action, node, dispatch)
+    try core.specialized.pass(core, action, node, dispatch)
   }
 }
 
@@ -82,7 +82,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
     guard let core = link.core else { return .success(link.finalState()) }
-    return core.dispatch(.action(action, isFallback: false))
+    return core.specialized.dispatch(core, .action(action, isFallback: false))
   }
 
   /// Dispatches actions one after another from the top of the chain.
@@ -92,7 +92,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
     guard let core = link.core else { return .success(link.finalState()) }
-    return core.dispatch(.sequence(actions))
+    return core.specialized.dispatch(core, .sequence(actions))
   }
 
   /// Dispatches actions one after another from the top of the chain, unless `refusal` gives a

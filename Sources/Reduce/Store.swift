@@ -32,17 +32,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
     middleware: [any Middleware<State>] = [],
     fallback: (@Sendable (DispatchError) -> (any Action)?)? = nil
   ) throws(RegistrationError) {
-    // Made here, where `State` is known, so that they run compiled for it (see
-    // `StoreCore.passOn`).
+    // `Specialized()` here, where `State` is known: its closures run compiled for it.
     core = StoreCore(
-      initialState: initialState, fallback: fallback,
-      passOn: { core, action, node, dispatch throws(DispatchError) in
-        try core.pass(action, to: node, dispatch: dispatch)
-      },
-      runAction: { core, action in
-        let plan = core.plan
-        return core.run(action, from: plan.chain.first, in: plan)
-      })
+      initialState: initialState, fallback: fallback, specialized: Specialized())
     core.store = self
     for mutator in mutators { try core.register(mutator) }
     for plugin in middleware { try core.use(plugin) }

@@ -14,7 +14,7 @@ enum Work {
   }
 
   /// The action a failure of the work after its turn is reported for.
-  var action: any Action {
+  @usableFromInline var action: any Action {
     switch self {
     case .action(let action, _), .resume(let action, _): action
     case .sequence(let actions): actions.last ?? Batch([])

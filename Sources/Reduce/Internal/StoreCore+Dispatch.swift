@@ -27,7 +27,8 @@ extension StoreCore {
     -> Result<Value, DispatchError>
   {
     if turn.isHeldByCurrentThread {
-      return queue(.action(action, isFallback: false)).map(read)
+      queue(.action(action, isFallback: false))
+      return .success(read(reducer.state))
     }
     turn.acquire()
     let (result, afterTurn) = carryOut(action, reading: read)
@@ -79,7 +80,7 @@ extension StoreCore {
     if dispatch == agenda.currentDispatch {
       try runChain(action, from: node, in: nil)
     } else {
-      _ = queue(.resume(action, run: { self.run(action, from: node, in: nil) }))
+      queue(.resume(action, run: { self.run(action, from: node, in: nil) }))
     }
   }
 

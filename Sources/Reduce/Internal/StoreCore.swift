@@ -18,17 +18,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// The store, for telling Observation's registrar; set once by `Store.init`.
   @usableFromInline weak var store: Store<State>?
   let isEqual: (@Sendable (State, State) -> Bool)?
-  /// Runs the rest of a chain for a `next`.
-  ///
-  /// It calls ``pass(_:to:dispatch:)`` in a closure made by `Store.init`, where the store's
-  /// state is known. A middleware compiled for any state (a
-  /// generic one, such as `AnyMiddleware`) calls `next` unspecialised; through this closure the
-  /// rest of the chain runs compiled for the state (measured: 4,700 instructions a middleware
-  /// step without it).
-  @usableFromInline let passOn: PassOn<State>
-  /// Runs an action from the top of the chain, for work queued behind another action or
-  /// dispatched from code compiled for any state: made by `Store.init`, as ``passOn`` is.
-  let runAction: RunAction<State>
+  /// The steps that code compiled for any state calls: see ``Specialized``.
+  @usableFromInline let specialized: Specialized<State>
   private let fallback: (@Sendable (DispatchError) -> (any Action)?)?
   let errorSinks = Locked(ErrorSinks())
 
@@ -43,10 +34,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline
   init(
     initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?,
-    passOn: @escaping PassOn<State>, runAction: @escaping RunAction<State>
+    specialized: Specialized<State>
   ) {
-    self.passOn = passOn
-    self.runAction = runAction
+    self.specialized = specialized
     let link = StoreLink<State>()
     self.link = link
     self.fallback = fallback
@@ -64,20 +54,26 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ///
   /// From inside a dispatch on this thread, the work is queued behind the current action and
   /// the result is the state now.
+  @inlinable
   func dispatch(_ work: Work) -> Result<State, DispatchError> {
-    if turn.isHeldByCurrentThread { return queue(work) }
+    if turn.isHeldByCurrentThread {
+      queue(work)
+      return .success(reducer.state)
+    }
     turn.acquire()
-    let afterTurn = chain.afterTurn
-    let result = carryOut(work)
+    let afterTurn = plan.chain.afterTurn
+    let result: Result<State, DispatchError> =
+      if let failure = carryOut(work) { .failure(failure) } else { .success(reducer.state) }
     turn.release()
-    return finish(result, afterTurn: afterTurn, action: work.action)
+    return afterTurn.isEmpty ? result : finish(result, afterTurn: afterTurn, action: work.action)
   }
 
   /// Carries out work from a task: a task that finds the store busy suspends.
   func send(_ work: Work) async -> Result<State, DispatchError> {
     await turn.acquireSuspending()
     let afterTurn = chain.afterTurn
-    let result = carryOut(work)
+    let result: Result<State, DispatchError> =
+      if let failure = carryOut(work) { .failure(failure) } else { .success(reducer.state) }
     turn.release()
     return finish(result, afterTurn: afterTurn, action: work.action)
   }
@@ -88,7 +84,8 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   {
     if turn.isHeldByCurrentThread {
       if let refused = refusal() { return .failure(refused) }
-      return queue(.sequence(actions))
+      queue(.sequence(actions))
+      return .success(reducer.state)
     }
     turn.acquire()
     if let refused = refusal() {
@@ -96,7 +93,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       return .failure(refused)
     }
     let afterTurn = chain.afterTurn
-    let result = carryOut(.sequence(actions))
+    let result: Result<State, DispatchError> =
+      if let failure = carryOut(.sequence(actions)) {
+        .failure(failure)
+      } else {
+        .success(reducer.state)
+      }
     turn.release()
     return finish(result, afterTurn: afterTurn, action: Batch(actions))
   }
@@ -108,8 +110,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     if case .failure(let failure) = dispatch(work) { throw failure }
   }
 
+  /// Queues work behind the current action, holding the turn.
   @usableFromInline
-  func queue(_ work: Work) -> Result<State, DispatchError> {
+  func queue(_ work: Work) {
     if reducer.status.isReducing {
       // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
       fatalError(
@@ -117,27 +120,26 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       )
     }
     agenda.append(work)
-    return .success(reducer.state)
   }
 
   /// Holding the turn: runs the work and every follow-up it queued.
-  private func carryOut(_ work: Work) -> Result<State, DispatchError> {
+  @usableFromInline
+  func carryOut(_ work: Work) -> DispatchError? {
     let failure = perform(work)
     if let failure { handle(failure, isFallback: work.isFallback) }
     runFollowUps()
-    if let failure { return .failure(failure) }
-    return .success(reducer.state)
+    return failure
   }
 
   private func perform(_ work: Work) -> DispatchError? {
     switch work {
     case .action(let action, _):
-      return runAction(self, action)
+      return specialized.run(self, action)
     case .resume(_, let run):
       return run()
     case .sequence(let actions):
       for action in actions {
-        if let failure = runAction(self, action) { return failure }
+        if let failure = specialized.run(self, action) { return failure }
         runFollowUps()
       }
       return nil
@@ -296,16 +298,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     return stream
   }
 }
-
-/// The rest of a chain for a `next`: the store's engine, the action, the middleware to hand it
-/// to (nil: the reducers) and the dispatch the `next` was given in.
-@usableFromInline
-typealias PassOn<State: Sendable> =
-  @Sendable (StoreCore<State>, any Action, ChainNode<State>?, UInt64) throws(DispatchError) -> Void
-
-/// Runs an action from the top of the chain as a dispatch of its own; returns its failure.
-@usableFromInline
-typealias RunAction<State: Sendable> = @Sendable (StoreCore<State>, any Action) -> DispatchError?
 
 /// The continuations of a store's error sequences.
 struct ErrorSinks {
