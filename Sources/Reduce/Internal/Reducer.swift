@@ -49,6 +49,18 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     stateLock.withLock { _ in state }
   }
 
+  /// Reduces one action in place, when no handler can throw and nobody is shown the change.
+  ///
+  /// - Returns: Whether a handler ran.
+  /// - Throws: A check's refusal, before the state changed.
+  @inlinable
+  func changeInPlace(_ action: any Action, route: Route<State>) throws(DispatchError) -> Bool {
+    if route.isEmpty { return false }
+    if route.hasChecks { try check(action, route) }
+    try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
+    return true
+  }
+
   /// Reduces one action in place and commits it, when no handler can throw and nobody needs
   /// the state before: the common case, with no copy of the state.
   ///

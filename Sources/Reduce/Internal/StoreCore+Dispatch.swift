@@ -148,6 +148,11 @@ extension StoreCore {
       if let change { committed(change, chain) }
       return
     }
+    if chain.recordings.isEmpty && observers.isEmpty {
+      // Nobody to show the commit to: no commit to make.
+      if try reducer.changeInPlace(action, route: route), isObserved { tellObservation() }
+      return
+    }
     guard let commit = try reducer.commitInPlace(action, route: route, chain: chain)
     else { return }
     if isObserved { tellObservation() }
