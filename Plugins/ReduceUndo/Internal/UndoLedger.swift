@@ -1,0 +1,376 @@
+import Reduce
+
+/// The options of an undo middleware: user code, called outside every lock.
+struct UndoOptions: Sendable {
+  let limit: Int
+  let filter: (@Sendable (any Action) -> Bool)?
+  let groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?
+  /// The longest pause between two changes that merge into one step; nil for no such grouping.
+  let groupWithin: Duration?
+  let label: (@Sendable (any Action) -> String?)?
+  /// The time since the middleware was made, on its clock.
+  let now: @Sendable () -> Duration
+
+  init(
+    limit: Int,
+    filter: (@Sendable (any Action) -> Bool)?,
+    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?,
+    groupWithin: Duration?,
+    label: (@Sendable (any Action) -> String?)?,
+    clock: some Clock<Duration>
+  ) {
+    self.limit = limit
+    self.filter = filter
+    self.groupBy = groupBy
+    self.groupWithin = groupWithin
+    self.label = label
+    let origin = clock.now
+    self.now = { origin.duration(to: clock.now) }
+  }
+
+  /// How changes merge into steps outside an explicit group.
+  var rule: GroupingRule {
+    GroupingRule(keyed: groupBy != nil, window: groupWithin)
+  }
+}
+
+/// A restore under way: undo passed its `ReplaceState` on and waits for it to commit.
+struct PendingRestore: Sendable {
+  /// The store restored.
+  let store: ObjectIdentifier
+  /// Whether the restore committed (the commit observer saw it).
+  var committed = false
+}
+
+/// What an ``UndoLedger`` keeps under its lock: the history, the store served, a restore
+/// under way, and the status streams.
+struct UndoBook: Sendable {
+  var history: UndoHistory
+  /// The stay in the store served, if any.
+  var stay: UndoStay?
+  /// Set while a command's `ReplaceState` goes down the chain: the commit it makes is not a step.
+  var restoring: PendingRestore?
+  /// The status last published.
+  var published = UndoStatus()
+  var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
+  var lastSinkID: UInt64 = 0
+
+  init(history: UndoHistory) {
+    self.history = history
+  }
+}
+
+/// A commit as the ledger records it: the tracked values boxed, and whether they differ.
+struct TrackedChange {
+  /// The action the store reduced.
+  let action: any Action
+  /// The store that committed.
+  let store: ObjectIdentifier
+  /// The tracked value before the commit.
+  let before: any Sendable
+  /// The tracked value after it.
+  let after: any Sendable
+  /// Whether `after` differs from `before`, by the tracked type's `==`.
+  let changed: Bool
+}
+
+/// The bookkeeping of an undo middleware, whatever the tracked type: the history under its
+/// lock, the store served, the decisions of recording, the status and its streams.
+///
+/// Why it is not generic: this module is compiled apart from its users, so generic code in it
+/// runs unspecialised, and every generic type it makes (an `Optional<Value>`, an
+/// `Array<UndoStep<Value>>`, a tuple) costs a metadata look-up in the runtime, several on each
+/// commit; together they cost more than all the rest of recording. The ledger holds the tracked
+/// values boxed as `any Sendable` instead, and ``UndoRecorder`` converts to and from the tracked
+/// type at its edges.
+///
+/// Recording happens in the store's turn, so it never overlaps for the store served; the lock
+/// guards the history against readers on other threads (`status`, `statuses`), against leaving
+/// the store, and against a store the middleware left that still runs a dispatch with it. Under
+/// the lock run no user code (no `==`, no option closure, no deinitialiser of a tracked value).
+final class UndoLedger: Sendable {
+  /// The middleware's name, for errors.
+  let name: String
+  let options: UndoOptions
+  /// The tracked type's `==` on two boxed values of it: user code, never under the lock.
+  let isEqual: @Sendable (any Sendable, any Sendable) -> Bool
+  let book: Locked<UndoBook>
+
+  /// Creates a ledger with an empty history.
+  ///
+  /// - Parameters:
+  ///   - name: The middleware's name, for errors.
+  ///   - options: The limit and the option closures.
+  ///   - isEqual: The tracked type's `==` on two boxed values of it.
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when the limit is below 1, and
+  ///   ``UndoError/invalidGroupingWindow(_:)`` when `groupWithin` is not positive.
+  init(
+    name: String, options: UndoOptions,
+    isEqual: @escaping @Sendable (any Sendable, any Sendable) -> Bool
+  ) throws(UndoError) {
+    guard options.limit >= 1 else { throw .invalidLimit(options.limit) }
+    if let window = options.groupWithin, window <= .zero {
+      throw .invalidGroupingWindow(window)
+    }
+    self.name = name
+    self.options = options
+    self.isEqual = isEqual
+    self.book = Locked(UndoBook(history: UndoHistory(limit: options.limit)))
+  }
+
+  deinit {
+    let sinks = book.withLock { book in
+      defer { book.sinks = [:] }
+      return book.sinks
+    }
+    for sink in sinks.values { sink.finish() }
+  }
+
+  /// The status last published.
+  var status: UndoStatus { book.withLock { $0.published } }
+
+  // MARK: Store membership
+
+  /// Joins a store; throws when already serving one.
+  ///
+  /// - Parameters:
+  ///   - store: The store's identity.
+  ///   - statusDidChange: Tells the middleware's observers that the status changed.
+  /// - Throws: ``UndoError/alreadyAttached(name:)`` when already serving a store.
+  func attach(
+    to store: ObjectIdentifier, notifying statusDidChange: @escaping @Sendable () -> Void
+  ) throws(UndoError) {
+    let stay = UndoStay(store: store, statusDidChange: statusDidChange)
+    try book.withLock { book throws(UndoError) in
+      guard book.stay == nil else { throw UndoError.alreadyAttached(name: name) }
+      book.stay = stay
+    }
+  }
+
+  /// Leaves a store and forgets its history.
+  ///
+  /// - Parameter store: The store's identity.
+  /// - Returns: Whether the status changed.
+  func detach(from store: ObjectIdentifier) -> Bool {
+    let (changed, released) = book.withLock { book in
+      guard book.stay?.store == store else { return (false, UndoHistory?.none) }
+      book.stay = nil
+      var old = UndoHistory(limit: options.limit)
+      swap(&old, &book.history)
+      return (Self.publishLocked(&book), old)
+    }
+    _ = consume released
+    return changed
+  }
+
+  /// The stay in `store`, nil when the middleware serves another store or none.
+  func stay(in store: ObjectIdentifier) -> UndoStay? {
+    book.withLock { $0.stay?.store == store ? $0.stay : nil }
+  }
+
+  // MARK: Recording
+
+  /// Records what a commit did to the tracked value, if the store that committed is the one
+  /// served and the commit is not a restore of this middleware's, and tells the middleware's
+  /// observers when the status changed.
+  ///
+  /// - Parameter commit: The action, the tracked value before and after it, and the store.
+  func record(_ commit: TrackedChange) {
+    let store = commit.store
+    let restore = book.withLock { book in
+      guard book.restoring?.store == store else { return false }
+      book.restoring?.committed = true
+      return true
+    }
+    if restore { return }
+    guard commit.changed, options.filter?(commit.action) ?? true else {
+      // No step, but the first value seen is the history's starting point.
+      notify(
+        change(servingStore: store) { history in
+          history.noteBaseline(commit.before)
+          return Released()
+        })
+      return
+    }
+    // With a filter, actions filtered out may have moved the value away from the newest recorded
+    // step, and this one may bring it back: a step from a value to the same value would undo
+    // nothing and drop the redo future. (Without a filter the newest recorded value is the value
+    // before the action, already compared.) The copy is compared, and released, outside the lock.
+    if options.filter != nil,
+      let last = book.withLock({ $0.stay?.store == store ? $0.history.recorded : nil }),
+      isEqual(last, commit.after)
+    {
+      return
+    }
+    let key = options.groupBy?(commit.action).map(GroupKey.init)
+    let time = options.groupWithin == nil ? nil : options.now()
+    let rule = options.rule
+    // Decided under the lock when that needs no user code (no `groupBy` keys to compare, no
+    // `label` to run); otherwise the open group is read first, to decide outside the lock. Only
+    // this store's dispatches change it, and they wait for this one; a detach meanwhile changes
+    // the stay, and the change is then dropped.
+    let labelled = options.label != nil
+    var undecided: Grouping?
+    let changed = change(servingStore: store) { history in
+      history.noteBaseline(commit.before)
+      guard
+        let (merging, label) = history.decision(
+          key: key, at: time, rule: rule, labelled: labelled)
+      else {
+        undecided = history.grouping(at: time, rule: rule)
+        return Released()
+      }
+      return history.record(commit.after, merging: merging, label: label, key: key, at: time)
+    }
+    guard let grouping = undecided, let stay = changed.stay else { return notify(changed) }
+    let (merging, label) = decide(grouping, key: key, action: commit.action)
+    let decided = change(in: stay) { history in
+      history.record(commit.after, merging: merging, label: label, key: key, at: time)
+    }
+    if decided || changed.changed { stay.statusDidChange() }
+  }
+
+  /// Tells the middleware's observers that a change made in `stay` changed the status.
+  func notify(_ change: (stay: UndoStay?, changed: Bool)) {
+    if change.changed, let stay = change.stay { stay.statusDidChange() }
+  }
+
+  /// Whether a change merges into the newest step, and the label of the step it starts; runs
+  /// the `groupBy` keys' `==` and the `label` option, so never under the lock.
+  func decide(_ grouping: Grouping, key: GroupKey?, action: any Action) -> (
+    merging: Bool, label: String?
+  ) {
+    let merging: Bool
+    if grouping.depth > 0 {
+      merging = grouping.groupHasStep
+    } else if grouping.windowOpen == false {
+      merging = false
+    } else if grouping.rule.keyed {
+      if let key, let open = grouping.openKey { merging = key == open } else { merging = false }
+    } else {
+      merging = grouping.windowOpen == true
+    }
+    guard !merging else { return (true, nil) }
+    return (false, (grouping.depth > 0 ? grouping.groupLabel : nil) ?? options.label?(action))
+  }
+
+  // MARK: Restoring
+
+  /// Seals the newest step and reads where a jump lands, unless the middleware left the store
+  /// of `stay`.
+  ///
+  /// - Parameters:
+  ///   - offset: Negative into the past, positive into the future.
+  ///   - stay: The stay the command started in.
+  /// - Returns: The tracked value the jump restores; nil when it moves no step.
+  func destination(ofJump offset: Int, in stay: UndoStay) -> (any Sendable)? {
+    book.withLock { book in
+      guard book.stay === stay else { return nil }
+      book.history.seal()
+      return book.history.destination(ofJump: offset)?.snapshot
+    }
+  }
+
+  /// Runs `restore`, which passes a command's `ReplaceState` down the chain, marked as a restore:
+  /// the commit it makes is not recorded as a step.
+  ///
+  /// - Parameters:
+  ///   - stay: The stay the command runs in.
+  ///   - restore: Passes the `ReplaceState` on; runs outside the lock.
+  /// - Returns: Whether the restore committed while `restore` ran.
+  /// - Throws: What `restore` throws.
+  func restoring(in stay: UndoStay, _ restore: () throws -> Void) throws -> Bool {
+    book.withLock { $0.restoring = PendingRestore(store: stay.store) }
+    defer { book.withLock { $0.restoring = nil } }
+    try restore()
+    return book.withLock { $0.restoring?.committed ?? false }
+  }
+
+  // MARK: Changing the history
+
+  /// Changes the history if the middleware serves `store`, publishes the new status, and
+  /// releases what the change dropped after the lock.
+  ///
+  /// - Returns: The stay in `store`, nil when the middleware serves another store or none; and
+  ///   whether the status changed.
+  func change(
+    servingStore store: ObjectIdentifier,
+    _ change: (inout UndoHistory) -> Released
+  ) -> (stay: UndoStay?, changed: Bool) {
+    let (stay, changed, released) = book.withLock { book in
+      guard let stay = book.stay, stay.store == store else {
+        return (UndoStay?.none, false, Released())
+      }
+      let released = change(&book.history)
+      return (stay, Self.publishLocked(&book), released)
+    }
+    _ = consume released
+    return (stay, changed)
+  }
+
+  /// Changes the history unless the middleware left the store of `stay`, publishes the
+  /// new status, and releases what the change dropped after the lock.
+  ///
+  /// - Returns: Whether the status changed.
+  func change(
+    in stay: UndoStay,
+    _ change: (inout UndoHistory) -> Released
+  ) -> Bool {
+    let (changed, released) = book.withLock { book in
+      guard book.stay === stay else { return (false, Released()) }
+      let released = change(&book.history)
+      return (Self.publishLocked(&book), released)
+    }
+    _ = consume released
+    return changed
+  }
+
+  /// Replaces the whole history (an imported one), publishes the new status, and releases the
+  /// history replaced after the lock.
+  ///
+  /// - Returns: Whether the status changed.
+  func replaceHistory(with history: UndoHistory) -> Bool {
+    var history = history
+    let changed = book.withLock { book in
+      swap(&history, &book.history)
+      return Self.publishLocked(&book)
+    }
+    // `history` now holds the replaced one; its values are released here, after the lock.
+    _ = consume history
+    return changed
+  }
+
+  /// Sends the status to every stream when it changed; the lock must be held.
+  ///
+  /// Yielding runs no user code, and doing it under the lock keeps every stream in publication
+  /// order.
+  static func publishLocked(_ book: inout UndoBook) -> Bool {
+    guard book.history.status(differsFrom: book.published) else { return false }
+    let status = book.history.status
+    book.published = status
+    for sink in book.sinks.values { sink.yield(status) }
+    return true
+  }
+
+  // MARK: Status streams
+
+  /// A stream of the status, starting with the current one.
+  func makeStatusStream() -> AsyncStream<UndoStatus> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: UndoStatus.self, bufferingPolicy: .bufferingNewest(1))
+    let id = book.withLock { book in
+      book.lastSinkID &+= 1
+      return book.lastSinkID
+    }
+    continuation.onTermination = { [weak self] _ in
+      let removed = self?.book.withLock { $0.sinks.removeValue(forKey: id) }
+      _ = removed
+    }
+    book.withLock { book in
+      // A stream already terminated (its task was cancelled) is not kept.
+      if case .terminated = continuation.yield(book.published) { return }
+      book.sinks[id] = continuation
+    }
+    return stream
+  }
+}
