@@ -55,6 +55,8 @@ struct Grouping: Sendable {
 /// tracked state's deinitialisers are user code.
 struct Released: Sendable {
   var oldest: UndoStep?
+  /// The newest recorded state, replaced by a change that merged into its step.
+  var merged: (any Sendable)?
   var future: [UndoStep]?
   var past: RingBuffer<UndoStep>?
 
@@ -169,7 +171,8 @@ struct UndoHistory: Sendable {
 
   /// Takes the state first seen as the starting point of the history.
   mutating func noteBaseline(_ state: any Sendable) {
-    if recorded == nil { recorded = state }
+    // Moved out and back: testing an `any Sendable?` for nil in place would copy the value.
+    recorded = recorded.take() ?? state
   }
 
   /// Records a change made by an action that makes steps.
@@ -179,21 +182,27 @@ struct UndoHistory: Sendable {
   ///
   /// - Parameters:
   ///   - after: The tracked state after the action.
+  ///   - before: The tracked state before it: the starting point when the history has none.
   ///   - merging: Whether the change extends the newest step (same group).
   ///   - label: The new step's label (ignored when merging).
   ///   - key: The action's `groupBy` key.
   ///   - time: When the change came; nil without `groupWithin`.
   /// - Returns: The steps dropped: the redo future, and the oldest step when over the limit.
   mutating func record(
-    _ after: any Sendable, merging: Bool, label: String?, key: GroupKey?, at time: Duration?
+    _ after: any Sendable, from before: any Sendable, merging: Bool, label: String?,
+    key: GroupKey?, at time: Duration?
   ) -> Released {
     var released = Released()
     if !future.isEmpty {
       released.future = takeFuture()
       redoLabel = nil
     }
-    if !merging, let base = recorded {
-      released.oldest = past.append(UndoStep(snapshot: base, label: label))
+    // Moved out, not copied: a copy of an `any Sendable` runs its type's value witnesses.
+    if merging {
+      released.merged = recorded.take()
+    } else {
+      let base = recorded.take() ?? before
+      released.oldest = past.append(UndoStep(snapshot: consume base, label: label))
       undoLabel = label
     }
     recorded = after

@@ -212,20 +212,22 @@ final class UndoLedger: Sendable {
     let labelled = options.label != nil
     var undecided: Grouping?
     let changed = change(servingStore: store) { history in
-      history.noteBaseline(commit.before)
       guard
         let (merging, label) = history.decision(
           key: key, at: time, rule: rule, labelled: labelled)
       else {
+        history.noteBaseline(commit.before)
         undecided = history.grouping(at: time, rule: rule)
         return Released()
       }
-      return history.record(commit.after, merging: merging, label: label, key: key, at: time)
+      return history.record(
+        commit.after, from: commit.before, merging: merging, label: label, key: key, at: time)
     }
     guard let grouping = undecided, let stay = changed.stay else { return notify(changed) }
     let (merging, label) = decide(grouping, key: key, action: commit.action)
     let decided = change(in: stay) { history in
-      history.record(commit.after, merging: merging, label: label, key: key, at: time)
+      history.record(
+        commit.after, from: commit.before, merging: merging, label: label, key: key, at: time)
     }
     if decided || changed.changed { stay.statusDidChange() }
   }
