@@ -174,16 +174,63 @@ final class UndoLedger: Sendable {
   /// served and the commit is not a restore of this middleware's, and tells the middleware's
   /// observers when the status changed.
   ///
+  /// One hold of the lock does all that needs no user code: it tells a restore apart, notes a
+  /// commit that changed nothing, and records a change when no option closure (nor the clock)
+  /// has a say. Any other change goes on to ``recordWithOptions(_:)``.
+  ///
   /// - Parameter commit: The action, the tracked value before and after it, and the store.
   func record(_ commit: TrackedChange) {
-    let store = commit.store
-    let restore = book.withLock { book in
-      guard book.restoring?.store == store else { return false }
-      book.restoring?.committed = true
-      return true
+    let plain = options.filter == nil && options.groupBy == nil && options.groupWithin == nil
+    let rule = options.rule
+    let labelled = options.label != nil
+    let first = book.withLock { book -> FirstPass in
+      if book.restoring?.store == commit.store {
+        book.restoring?.committed = true
+        return .done(stay: nil, changed: false, released: Released())
+      }
+      guard let stay = book.stay, stay.store == commit.store else {
+        return .done(stay: nil, changed: false, released: Released())
+      }
+      var released = Released()
+      if !commit.changed {
+        // No step, but the first value seen is the history's starting point.
+        book.history.noteBaseline(commit.before)
+      } else if plain,
+        let (merging, label) = book.history.decision(
+          key: nil, at: nil, rule: rule, labelled: labelled)
+      {
+        released = book.history.record(
+          commit.after, from: commit.before, merging: merging, label: label, key: nil, at: nil)
+      } else {
+        return .needsOptions
+      }
+      return .done(stay: stay, changed: Self.publishLocked(&book), released: released)
     }
-    if restore { return }
-    guard commit.changed, options.filter?(commit.action) ?? true else {
+    switch consume first {
+    case .done(let stay, let changed, let released):
+      // What the change dropped is released here, after the lock.
+      _ = consume released
+      if changed, let stay { stay.statusDidChange() }
+    case .needsOptions:
+      recordWithOptions(commit)
+    }
+  }
+
+  /// What the first hold of the lock in ``record(_:)`` made of a commit.
+  enum FirstPass {
+    /// Done with: recorded, noted, or not to be recorded; what the change dropped.
+    case done(stay: UndoStay?, changed: Bool, released: Released)
+    /// A change for the option closures to decide, outside the lock.
+    case needsOptions
+  }
+
+  /// Records a change that the `filter`, `groupBy`, `groupWithin` or `label` options decide:
+  /// they run outside the lock, between the holds that read and change the history.
+  ///
+  /// - Parameter commit: A commit of the store served that changed the tracked value.
+  func recordWithOptions(_ commit: TrackedChange) {
+    let store = commit.store
+    guard options.filter?(commit.action) ?? true else {
       // No step, but the first value seen is the history's starting point.
       notify(
         change(servingStore: store) { history in

@@ -57,11 +57,12 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   /// - Throws: ``UndoError/commandInBatch`` for such a batch; the `DispatchError` of the rest
   ///   of the chain.
   func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws {
-    if type(of: action) == UndoAction.self, let command = action as? UndoAction {
+    let actionType = type(of: action)
+    if actionType == UndoAction.self, let command = action as? UndoAction {
       try perform(command, context: context, next: next)
       return
     }
-    if type(of: action) == Batch.self, let batch = action as? Batch, holdsCommand(batch) {
+    if actionType == Batch.self, let batch = action as? Batch, holdsCommand(batch) {
       throw UndoError.commandInBatch
     }
     try next(action)
