@@ -53,14 +53,28 @@ struct Grouping: Sendable {
 
 /// History taken out of an ``UndoHistory``, to be released after the lock is given up: the
 /// tracked state's deinitialisers are user code.
+///
+/// Made in one piece, not filled in field by field: assigning to a field that holds an
+/// `any Sendable` first destroys its old value through the value witnesses.
 struct Released: Sendable {
-  var oldest: UndoStep?
+  /// The oldest step, dropped to keep to the limit.
+  let oldest: UndoStep?
   /// The newest recorded state, replaced by a change that merged into its step.
-  var merged: (any Sendable)?
-  var future: [UndoStep]?
-  var past: RingBuffer<UndoStep>?
+  let merged: (any Sendable)?
+  /// The redo future, dropped by a new change or a clear.
+  let future: [UndoStep]?
+  /// The steps to undo, dropped by a clear.
+  let past: RingBuffer<UndoStep>?
 
-  init() {}
+  init(
+    oldest: UndoStep? = nil, merged: (any Sendable)? = nil, future: [UndoStep]? = nil,
+    past: RingBuffer<UndoStep>? = nil
+  ) {
+    self.oldest = oldest
+    self.merged = merged
+    self.future = future
+    self.past = past
+  }
 }
 
 /// The undo history of one tracked value: a pure state machine, guarded by its owner's lock.
@@ -192,17 +206,21 @@ struct UndoHistory: Sendable {
     _ after: any Sendable, from before: any Sendable, merging: Bool, label: String?,
     key: GroupKey?, at time: Duration?
   ) -> Released {
-    var released = Released()
+    var dropped: [UndoStep]?
     if !future.isEmpty {
-      released.future = takeFuture()
+      dropped = takeFuture()
       redoLabel = nil
     }
     // Moved out, not copied: a copy of an `any Sendable` runs its type's value witnesses.
+    let merged: (any Sendable)?
+    let oldest: UndoStep?
     if merging {
-      released.merged = recorded.take()
+      merged = recorded.take()
+      oldest = nil
     } else {
       let base = recorded.take() ?? before
-      released.oldest = past.append(UndoStep(snapshot: consume base, label: label))
+      merged = nil
+      oldest = past.append(UndoStep(snapshot: consume base, label: label))
       undoLabel = label
     }
     recorded = after
@@ -214,7 +232,7 @@ struct UndoHistory: Sendable {
       openKey = key
       lastChange = time
     }
-    return released
+    return Released(oldest: oldest, merged: merged, future: dropped)
   }
 
   /// Empties the redo future and returns what it held.
@@ -305,9 +323,7 @@ struct UndoHistory: Sendable {
   /// - Parameter present: The tracked state now.
   /// - Returns: The steps forgotten.
   mutating func clear(keeping present: any Sendable) -> Released {
-    var released = Released()
-    released.past = past.removeAll()
-    released.future = takeFuture()
+    let released = Released(future: takeFuture(), past: past.removeAll())
     refreshLabels()
     recorded = present
     seal()
