@@ -184,9 +184,9 @@ struct UndoHistory: Sendable {
   }
 
   /// Takes the state first seen as the starting point of the history.
-  mutating func noteBaseline(_ state: any Sendable) {
+  mutating func noteBaseline(_ state: () -> any Sendable) {
     // Moved out and back: testing an `any Sendable?` for nil in place would copy the value.
-    recorded = recorded.take() ?? state
+    recorded = recorded.take() ?? state()
   }
 
   /// Records a change made by an action that makes steps.
@@ -203,7 +203,7 @@ struct UndoHistory: Sendable {
   ///   - time: When the change came; nil without `groupWithin`.
   /// - Returns: The steps dropped: the redo future, and the oldest step when over the limit.
   mutating func record(
-    _ after: any Sendable, from before: any Sendable, merging: Bool, label: String?,
+    _ after: any Sendable, from before: () -> any Sendable, merging: Bool, label: String?,
     key: GroupKey?, at time: Duration?
   ) -> Released {
     var dropped: [UndoStep]?
@@ -218,7 +218,7 @@ struct UndoHistory: Sendable {
       merged = recorded.take()
       oldest = nil
     } else {
-      let base = recorded.take() ?? before
+      let base = recorded.take() ?? before()
       merged = nil
       oldest = past.append(UndoStep(snapshot: consume base, label: label))
       undoLabel = label

@@ -60,17 +60,14 @@ struct UndoBook: Sendable {
   }
 }
 
-/// A commit as the ledger records it: the tracked values boxed, and whether they differ.
+/// A commit as the ledger records it, without the tracked values: those come boxed, from
+/// closures, only when needed.
 struct TrackedChange {
   /// The action the store reduced.
   let action: any Action
   /// The store that committed.
   let store: ObjectIdentifier
-  /// The tracked value before the commit.
-  let before: any Sendable
-  /// The tracked value after it.
-  let after: any Sendable
-  /// Whether `after` differs from `before`, by the tracked type's `==`.
+  /// Whether the tracked value after the commit differs from the value before, by its `==`.
   let changed: Bool
 }
 
@@ -176,10 +173,18 @@ final class UndoLedger: Sendable {
   ///
   /// One hold of the lock does all that needs no user code: it tells a restore apart, notes a
   /// commit that changed nothing, and records a change when no option closure (nor the clock)
-  /// has a say. Any other change goes on to ``recordWithOptions(_:)``.
+  /// has a say. Any other change goes on to ``recordWithOptions(_:before:after:)``.
   ///
-  /// - Parameter commit: The action, the tracked value before and after it, and the store.
-  func record(_ commit: TrackedChange) {
+  /// The tracked values are boxed only when kept: most commits keep one or none, and boxing a
+  /// value of more than three words allocates.
+  ///
+  /// - Parameters:
+  ///   - commit: The action, the store, and whether the tracked value changed.
+  ///   - before: The tracked value before the commit, boxed.
+  ///   - after: The tracked value after it, boxed.
+  func record(
+    _ commit: TrackedChange, before: () -> any Sendable, after: () -> any Sendable
+  ) {
     let plain = options.filter == nil && options.groupBy == nil && options.groupWithin == nil
     let rule = options.rule
     let labelled = options.label != nil
@@ -194,13 +199,13 @@ final class UndoLedger: Sendable {
       var released = Released()
       if !commit.changed {
         // No step, but the first value seen is the history's starting point.
-        book.history.noteBaseline(commit.before)
+        book.history.noteBaseline(before)
       } else if plain,
         let (merging, label) = book.history.decision(
           key: nil, at: nil, rule: rule, labelled: labelled)
       {
         released = book.history.record(
-          commit.after, from: commit.before, merging: merging, label: label, key: nil, at: nil)
+          after(), from: before, merging: merging, label: label, key: nil, at: nil)
       } else {
         return .needsOptions
       }
@@ -212,11 +217,11 @@ final class UndoLedger: Sendable {
       _ = consume released
       if changed, let stay { stay.statusDidChange() }
     case .needsOptions:
-      recordWithOptions(commit)
+      recordWithOptions(commit, before: before, after: after())
     }
   }
 
-  /// What the first hold of the lock in ``record(_:)`` made of a commit.
+  /// What the first hold of the lock in ``record(_:before:after:)`` made of a commit.
   enum FirstPass {
     /// Done with: recorded, noted, or not to be recorded; what the change dropped.
     case done(stay: UndoStay?, changed: Bool, released: Released)
@@ -227,14 +232,19 @@ final class UndoLedger: Sendable {
   /// Records a change that the `filter`, `groupBy`, `groupWithin` or `label` options decide:
   /// they run outside the lock, between the holds that read and change the history.
   ///
-  /// - Parameter commit: A commit of the store served that changed the tracked value.
-  func recordWithOptions(_ commit: TrackedChange) {
+  /// - Parameters:
+  ///   - commit: A commit of the store served that changed the tracked value.
+  ///   - before: The tracked value before the commit, boxed.
+  ///   - after: The tracked value after it.
+  func recordWithOptions(
+    _ commit: TrackedChange, before: () -> any Sendable, after: any Sendable
+  ) {
     let store = commit.store
     guard options.filter?(commit.action) ?? true else {
       // No step, but the first value seen is the history's starting point.
       notify(
         change(servingStore: store) { history in
-          history.noteBaseline(commit.before)
+          history.noteBaseline(before)
           return Released()
         })
       return
@@ -245,7 +255,7 @@ final class UndoLedger: Sendable {
     // before the action, already compared.) The copy is compared, and released, outside the lock.
     if options.filter != nil,
       let last = book.withLock({ $0.stay?.store == store ? $0.history.recorded : nil }),
-      isEqual(last, commit.after)
+      isEqual(last, after)
     {
       return
     }
@@ -263,18 +273,17 @@ final class UndoLedger: Sendable {
         let (merging, label) = history.decision(
           key: key, at: time, rule: rule, labelled: labelled)
       else {
-        history.noteBaseline(commit.before)
+        history.noteBaseline(before)
         undecided = history.grouping(at: time, rule: rule)
         return Released()
       }
       return history.record(
-        commit.after, from: commit.before, merging: merging, label: label, key: key, at: time)
+        after, from: before, merging: merging, label: label, key: key, at: time)
     }
     guard let grouping = undecided, let stay = changed.stay else { return notify(changed) }
     let (merging, label) = decide(grouping, key: key, action: commit.action)
     let decided = change(in: stay) { history in
-      history.record(
-        commit.after, from: commit.before, merging: merging, label: label, key: key, at: time)
+      history.record(after, from: before, merging: merging, label: label, key: key, at: time)
     }
     if decided || changed.changed { stay.statusDidChange() }
   }

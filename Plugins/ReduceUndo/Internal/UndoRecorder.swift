@@ -74,14 +74,17 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     CommitObserver(watching: read) { [self] commit in record(commit) }
   }
 
-  /// Hands a commit to the ledger: the tracked values boxed, and whether they differ.
+  /// Hands a commit to the ledger: whether the tracked value changed, and the values to box
+  /// when the ledger keeps them.
   ///
   /// - Parameter commit: The action, the tracked value before and after it, and the store.
   func record(_ commit: Commit<Substate>) {
+    // Read once: each read of a field of the generic `Commit` looks up its metadata.
+    let before = commit.before
+    let after = commit.after
     ledger.record(
-      TrackedChange(
-        action: commit.action, store: commit.store, before: commit.before, after: commit.after,
-        changed: commit.before != commit.after))
+      TrackedChange(action: commit.action, store: commit.store, changed: before != after),
+      before: { before }, after: { after })
   }
 }
 
