@@ -84,7 +84,8 @@ struct TrackedChange {
 /// Recording happens in the store's turn, so it never overlaps for the store served; the lock
 /// guards the history against readers on other threads (`status`, `statuses`), against leaving
 /// the store, and against a store the middleware left that still runs a dispatch with it. Under
-/// the lock run no user code (no `==`, no option closure, no deinitialiser of a tracked value).
+/// the lock run no user code (no `==`, no option closure, no lens, no deinitialiser of a tracked
+/// value) and no `next`.
 final class UndoLedger: Sendable {
   /// The middleware's name, for errors.
   let name: String
