@@ -85,17 +85,22 @@ extension UndoMiddleware {
   public func exportHistory<Value: Codable & Equatable & Sendable>(of type: Value.Type)
     throws(UndoHistoryError) -> UndoHistoryRecord<Value>
   {
-    guard let recorder = engine as? UndoRecorder<State, Value> else {
+    guard engine is UndoRecorder<State, Value> else {
       throw .valueTypeMismatch(requested: String(describing: Value.self))
     }
-    return recorder.book.withLock { book in
-      let history = book.history
-      let past = (0..<history.past.count).compactMap { history.past.element(at: $0) }
-      return UndoHistoryRecord(
-        past: past.map { .init(value: $0.snapshot, label: $0.label) },
-        future: history.future.reversed().map { .init(value: $0.snapshot, label: $0.label) },
-        present: history.recorded)
-    }
+    // A copy, converted after the lock; the ledger holds only values of the recorder's type.
+    let history = ledger.book.withLock { $0.history }
+    let past = (0..<history.past.count).compactMap { history.past.element(at: $0) }
+    return UndoHistoryRecord(
+      past: past.compactMap(Self.recordStep),
+      future: history.future.reversed().compactMap(Self.recordStep),
+      present: history.recorded as? Value)
+  }
+
+  /// A step of the history as a step of a record; nil when it holds another type than `Value`.
+  private static func recordStep<Value>(_ step: UndoStep) -> UndoHistoryRecord<Value>.Step? {
+    guard let value = step.snapshot as? Value else { return nil }
+    return .init(value: value, label: step.label)
   }
 
   /// Replaces the history with a saved one: after it, undo restores the saved steps.
@@ -114,7 +119,7 @@ extension UndoMiddleware {
   public func importHistory<Value: Codable & Equatable & Sendable>(
     _ record: UndoHistoryRecord<Value>
   ) throws(UndoHistoryError) {
-    guard let recorder = engine as? UndoRecorder<State, Value> else {
+    guard engine is UndoRecorder<State, Value> else {
       throw .valueTypeMismatch(requested: String(describing: Value.self))
     }
     guard let present = record.present else {
@@ -122,22 +127,16 @@ extension UndoMiddleware {
       return
     }
     // Compared outside the lock: `==` is user code.
-    let recorded = recorder.book.withLock { $0.history.recorded }
-    if let recorded, recorded != present { throw .presentMismatch }
+    let recorded = ledger.book.withLock { $0.history.recorded }
+    if let recorded, !ledger.isEqual(recorded, present) { throw .presentMismatch }
     let future = Array(record.future.prefix(limit))
     let past = record.past.suffix(limit - future.count)
-    var history = UndoHistory<Value>(limit: limit)
+    var history = UndoHistory(limit: limit)
     for step in past { _ = history.past.append(UndoStep(snapshot: step.value, label: step.label)) }
     history.future = future.reversed().map { UndoStep(snapshot: $0.value, label: $0.label) }
     history.recorded = present
     history.refreshLabels()
-    let (changed, replaced) = recorder.book.withLock { book in
-      swap(&history, &book.history)
-      return (UndoRecorder<State, Value>.publishLocked(&book), history)
-    }
-    // The replaced history's values are released here, after the lock.
-    _ = consume replaced
-    if changed { statusDidChange() }
+    if ledger.replaceHistory(with: history) { statusDidChange() }
   }
 }
 

@@ -26,7 +26,10 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   public let name: String
   /// The most steps kept, past and future together; the oldest is dropped first.
   public let limit: Int
+  /// The typed layer: commands and the commit observer.
   let engine: any UndoEngine<State>
+  /// The bookkeeping, shared with `engine`: the history, the store served, the status.
+  let ledger: UndoLedger
   private let registrar = ObservationRegistrar()
   /// `\.status`, made once: a key path of a generic class is built anew each time its literal
   /// is evaluated.
@@ -34,9 +37,10 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
 
   /// Creates the middleware around a recorder.
   init<Substate>(recorder: UndoRecorder<State, Substate>) {
-    self.name = recorder.name
-    self.limit = recorder.options.limit
+    self.name = recorder.ledger.name
+    self.limit = recorder.ledger.options.limit
     self.engine = recorder
+    self.ledger = recorder.ledger
   }
 
   /// Creates an undo middleware that tracks one substate, through a key path.
@@ -127,7 +131,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// What can be undone and redone now.
   public var status: UndoStatus {
     registrar.access(self, keyPath: statusPath)
-    return engine.status
+    return ledger.status
   }
 
   /// Whether there is a step to undo.
@@ -150,8 +154,8 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
 
   /// The status as an async sequence: the current status, then each new distinct one.
   public var statuses: UndoStatusSequence {
-    UndoStatusSequence { [weak engine] in
-      engine?.makeStatusStream() ?? AsyncStream { $0.finish() }
+    UndoStatusSequence { [weak ledger] in
+      ledger?.makeStatusStream() ?? AsyncStream { $0.finish() }
     }
   }
 
@@ -189,14 +193,14 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   /// - Parameter store: The store's identity.
   /// - Throws: ``UndoError/alreadyAttached(name:)`` when it already serves a store.
   public func willAttach(to store: ObjectIdentifier) throws {
-    try engine.attach(to: store) { [self] in statusDidChange() }
+    try ledger.attach(to: store) { [self] in statusDidChange() }
   }
 
   /// Leaves a store and forgets its history; the middleware may then serve another store.
   ///
   /// - Parameter store: The store's identity.
   public func didDetach(from store: ObjectIdentifier) {
-    if engine.detach(from: store) { statusDidChange() }
+    if ledger.detach(from: store) { statusDidChange() }
   }
 }
 

@@ -40,7 +40,7 @@ struct RingBuffer<Element> {
   /// Appends an element as the newest.
   ///
   /// - Returns: The oldest element, dropped to make room when the buffer was full.
-  mutating func append(_ element: Element) -> Element? {
+  mutating func append(_ element: consuming Element) -> Element? {
     if count < slots.count {
       slots[physical(count)] = element
       count += 1

@@ -1,7 +1,11 @@
 /// One step of an undo history: a tracked state to restore, and the step's label.
-struct UndoStep<Snapshot: Sendable>: Sendable {
+///
+/// Not generic: the state is boxed as `any Sendable`, so that recording a step asks for no
+/// generic type's metadata at run time (see ``UndoLedger``). Only ``UndoRecorder`` puts values in
+/// and takes them out, always of its tracked type.
+struct UndoStep: Sendable {
   /// The state to restore: before the step while it is in the past, after it in the future.
-  var snapshot: Snapshot
+  var snapshot: any Sendable
   /// The step's name, for "Undo Typing" menus.
   var label: String?
 }
@@ -49,12 +53,28 @@ struct Grouping: Sendable {
 
 /// History taken out of an ``UndoHistory``, to be released after the lock is given up: the
 /// tracked state's deinitialisers are user code.
-struct Released<Snapshot: Sendable>: Sendable {
-  var oldest: UndoStep<Snapshot>?
-  var future: [UndoStep<Snapshot>]?
-  var past: RingBuffer<UndoStep<Snapshot>>?
+///
+/// Made in one piece, not filled in field by field: assigning to a field that holds an
+/// `any Sendable` first destroys its old value through the value witnesses.
+struct Released: Sendable {
+  /// The oldest step, dropped to keep to the limit.
+  let oldest: UndoStep?
+  /// The newest recorded state, replaced by a change that merged into its step.
+  let merged: (any Sendable)?
+  /// The redo future, dropped by a new change or a clear.
+  let future: [UndoStep]?
+  /// The steps to undo, dropped by a clear.
+  let past: RingBuffer<UndoStep>?
 
-  init() {}
+  init(
+    oldest: UndoStep? = nil, merged: (any Sendable)? = nil, future: [UndoStep]? = nil,
+    past: RingBuffer<UndoStep>? = nil
+  ) {
+    self.oldest = oldest
+    self.merged = merged
+    self.future = future
+    self.past = past
+  }
 }
 
 /// The undo history of one tracked value: a pure state machine, guarded by its owner's lock.
@@ -63,11 +83,12 @@ struct Released<Snapshot: Sendable>: Sendable {
 /// holds, for each step that can be redone, the state after it; `recorded` is the state of the
 /// newest recorded step. The current state may differ from `recorded` by filtered-out changes:
 /// undo and redo land on recorded states only. `past.count + future.count <= limit` always.
-struct UndoHistory<Snapshot: Sendable>: Sendable {
-  var past: RingBuffer<UndoStep<Snapshot>>
-  var future: [UndoStep<Snapshot>] = []
+/// The states are boxed as in ``UndoStep``.
+struct UndoHistory: Sendable {
+  var past: RingBuffer<UndoStep>
+  var future: [UndoStep] = []
   /// The tracked state of the newest recorded step; nil until the first action was seen.
-  var recorded: Snapshot?
+  var recorded: (any Sendable)?
   var openKey: GroupKey?
   /// When the newest step last changed, while a change within the `groupWithin` window may
   /// merge into it; nil once the step is sealed.
@@ -76,7 +97,7 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   var groupLabel: String?
   var groupHasStep = false
   /// The label of the newest past step and of the newest future step, kept up to date by every
-  /// change so that `status` copies no step (a generic copy of the tracked state).
+  /// change so that `status` copies no step.
   var undoLabel: String?
   var redoLabel: String?
 
@@ -163,8 +184,9 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   }
 
   /// Takes the state first seen as the starting point of the history.
-  mutating func noteBaseline(_ state: Snapshot) {
-    if recorded == nil { recorded = state }
+  mutating func noteBaseline(_ state: () -> any Sendable) {
+    // Moved out and back: testing an `any Sendable?` for nil in place would copy the value.
+    recorded = recorded.take() ?? state()
   }
 
   /// Records a change made by an action that makes steps.
@@ -174,21 +196,31 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   ///
   /// - Parameters:
   ///   - after: The tracked state after the action.
+  ///   - before: The tracked state before it: the starting point when the history has none.
   ///   - merging: Whether the change extends the newest step (same group).
   ///   - label: The new step's label (ignored when merging).
   ///   - key: The action's `groupBy` key.
   ///   - time: When the change came; nil without `groupWithin`.
   /// - Returns: The steps dropped: the redo future, and the oldest step when over the limit.
   mutating func record(
-    _ after: Snapshot, merging: Bool, label: String?, key: GroupKey?, at time: Duration?
-  ) -> Released<Snapshot> {
-    var released = Released<Snapshot>()
+    _ after: any Sendable, from before: () -> any Sendable, merging: Bool, label: String?,
+    key: GroupKey?, at time: Duration?
+  ) -> Released {
+    var dropped: [UndoStep]?
     if !future.isEmpty {
-      released.future = takeFuture()
+      dropped = takeFuture()
       redoLabel = nil
     }
-    if !merging, let base = recorded {
-      released.oldest = past.append(UndoStep(snapshot: base, label: label))
+    // Moved out, not copied: a copy of an `any Sendable` runs its type's value witnesses.
+    let merged: (any Sendable)?
+    let oldest: UndoStep?
+    if merging {
+      merged = recorded.take()
+      oldest = nil
+    } else {
+      let base = recorded.take() ?? before()
+      merged = nil
+      oldest = past.append(UndoStep(snapshot: consume base, label: label))
       undoLabel = label
     }
     recorded = after
@@ -200,12 +232,12 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
       openKey = key
       lastChange = time
     }
-    return released
+    return Released(oldest: oldest, merged: merged, future: dropped)
   }
 
   /// Empties the redo future and returns what it held.
-  mutating func takeFuture() -> [UndoStep<Snapshot>] {
-    var taken: [UndoStep<Snapshot>] = []
+  mutating func takeFuture() -> [UndoStep] {
+    var taken: [UndoStep] = []
     swap(&taken, &future)
     return taken
   }
@@ -254,7 +286,7 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   /// - Parameter offset: Negative into the past, positive into the future.
   /// - Returns: The number of steps the jump moves, clamped to those that exist, and the
   ///   tracked state it restores; nil when it moves no step.
-  func destination(ofJump offset: Int) -> (steps: Int, snapshot: Snapshot)? {
+  func destination(ofJump offset: Int) -> (steps: Int, snapshot: any Sendable)? {
     if offset < 0 {
       let steps = Int(min(UInt(past.count), offset.magnitude))
       guard steps > 0, let step = past.element(at: past.count - steps) else { return nil }
@@ -290,10 +322,8 @@ struct UndoHistory<Snapshot: Sendable>: Sendable {
   ///
   /// - Parameter present: The tracked state now.
   /// - Returns: The steps forgotten.
-  mutating func clear(keeping present: Snapshot) -> Released<Snapshot> {
-    var released = Released<Snapshot>()
-    released.past = past.removeAll()
-    released.future = takeFuture()
+  mutating func clear(keeping present: any Sendable) -> Released {
+    let released = Released(future: takeFuture(), past: past.removeAll())
     refreshLabels()
     recorded = present
     seal()

@@ -1,109 +1,28 @@
 import Reduce
 
-/// The part of an ``UndoMiddleware`` that does not depend on the tracked value's type: the
-/// commands, the commit observer, the status, store membership and status streams.
+/// The part of an ``UndoMiddleware`` that knows the tracked value's type: the commands and the
+/// commit observer.
 protocol UndoEngine<State>: AnyObject, Sendable {
   associatedtype State: Sendable
-  /// The status now.
-  var status: UndoStatus { get }
   /// Carries out an ``UndoAction``, or passes any other action on.
   func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws
   /// Records the store's commits.
   var commitObserver: CommitObserver<State> { get }
-  /// Joins a store; throws when already serving one.
-  ///
-  /// - Parameters:
-  ///   - store: The store's identity.
-  ///   - statusDidChange: Tells the middleware's observers that the status changed.
-  /// - Throws: ``UndoError/alreadyAttached(name:)`` when already serving a store.
-  func attach(to store: ObjectIdentifier, notifying statusDidChange: @escaping @Sendable () -> Void)
-    throws(UndoError)
-  /// Leaves a store and forgets its history; returns whether the status changed.
-  func detach(from store: ObjectIdentifier) -> Bool
-  /// A stream of the status, starting with the current one.
-  func makeStatusStream() -> AsyncStream<UndoStatus>
 }
 
-/// The options of an undo middleware: user code, called outside every lock.
-struct UndoOptions: Sendable {
-  let limit: Int
-  let filter: (@Sendable (any Action) -> Bool)?
-  let groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?
-  /// The longest pause between two changes that merge into one step; nil for no such grouping.
-  let groupWithin: Duration?
-  let label: (@Sendable (any Action) -> String?)?
-  /// The time since the middleware was made, on its clock.
-  let now: @Sendable () -> Duration
-
-  init(
-    limit: Int,
-    filter: (@Sendable (any Action) -> Bool)?,
-    groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)?,
-    groupWithin: Duration?,
-    label: (@Sendable (any Action) -> String?)?,
-    clock: some Clock<Duration>
-  ) {
-    self.limit = limit
-    self.filter = filter
-    self.groupBy = groupBy
-    self.groupWithin = groupWithin
-    self.label = label
-    let origin = clock.now
-    self.now = { origin.duration(to: clock.now) }
-  }
-
-  /// How changes merge into steps outside an explicit group.
-  var rule: GroupingRule {
-    GroupingRule(keyed: groupBy != nil, window: groupWithin)
-  }
-}
-
-/// A restore under way: undo passed its `ReplaceState` on and waits for it to commit.
-struct PendingRestore: Sendable {
-  /// The store restored.
-  let store: ObjectIdentifier
-  /// Whether the restore committed (the commit observer saw it).
-  var committed = false
-}
-
-/// What an ``UndoRecorder`` keeps under its lock: the history, the store served, a restore
-/// under way, and the status streams.
-struct UndoBook<Snapshot: Equatable & Sendable>: Sendable {
-  var history: UndoHistory<Snapshot>
-  /// The stay in the store served, if any.
-  var stay: UndoStay?
-  /// Set while a command's `ReplaceState` goes down the chain: the commit it makes is not a step.
-  var restoring: PendingRestore?
-  /// The status last published.
-  var published = UndoStatus()
-  var sinks: [UInt64: AsyncStream<UndoStatus>.Continuation] = [:]
-  var lastSinkID: UInt64 = 0
-
-  init(history: UndoHistory<Snapshot>) {
-    self.history = history
-  }
-}
-
-/// Records the changes of one tracked substate and restores them.
+/// Records the changes of one tracked substate and restores them: the thin typed layer over an
+/// ``UndoLedger``.
 ///
-/// Its commit observer watches the tracked value and hands each commit to ``record(_:)``, which
-/// records it if the store that committed is the one served. Its commands restore with
-/// `next(ReplaceState(...))`; the restore is marked in the book around that call, so the
+/// It reads the tracked value, compares it with its type's `==`, and boxes it for the ledger,
+/// which keeps the history; a command takes the boxed value back out and restores it with
+/// `next(ReplaceState(...))`. The restore is marked in the ledger around that call, so the
 /// commit it makes (synchronously, inside `next`) is not recorded as a step.
-///
-/// Handling and recording happen in the store's turn, so they never overlap for the store
-/// served; the lock guards the history against readers on other threads (`status`, `statuses`),
-/// against leaving the store, and against a store the middleware left that still runs a
-/// dispatch with it. Under the lock run no user code (no `==`, no option closure, no lens, no
-/// deinitialiser of a tracked value) and no `next`.
 final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoEngine {
-  let name: String
-  let options: UndoOptions
+  let ledger: UndoLedger
   /// Reads the tracked substate from a state.
   let read: @Sendable (State) -> Substate
   /// Builds the state to restore: a state with the tracked part replaced.
   let embed: @Sendable (State, Substate) -> State
-  let book: Locked<UndoBook<Substate>>
 
   /// Creates a recorder.
   ///
@@ -120,52 +39,15 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     read: @escaping @Sendable (State) -> Substate,
     embed: @escaping @Sendable (State, Substate) -> State
   ) throws(UndoError) {
-    guard options.limit >= 1 else { throw .invalidLimit(options.limit) }
-    if let window = options.groupWithin, window <= .zero {
-      throw .invalidGroupingWindow(window)
-    }
-    self.name = name
-    self.options = options
+    self.ledger = try UndoLedger(
+      name: name, options: options,
+      isEqual: { lhs, rhs in
+        guard let lhs = lhs as? Substate, let rhs = rhs as? Substate else { return false }
+        return lhs == rhs
+      })
     self.read = read
     self.embed = embed
-    self.book = Locked(UndoBook(history: UndoHistory(limit: options.limit)))
   }
-
-  deinit {
-    let sinks = book.withLock { book in
-      defer { book.sinks = [:] }
-      return book.sinks
-    }
-    for sink in sinks.values { sink.finish() }
-  }
-
-  var status: UndoStatus { book.withLock { $0.published } }
-
-  // MARK: Store membership
-
-  func attach(
-    to store: ObjectIdentifier, notifying statusDidChange: @escaping @Sendable () -> Void
-  ) throws(UndoError) {
-    let stay = UndoStay(store: store, statusDidChange: statusDidChange)
-    try book.withLock { book throws(UndoError) in
-      guard book.stay == nil else { throw UndoError.alreadyAttached(name: name) }
-      book.stay = stay
-    }
-  }
-
-  func detach(from store: ObjectIdentifier) -> Bool {
-    let (changed, released) = book.withLock { book in
-      guard book.stay?.store == store else { return (false, UndoHistory<Substate>?.none) }
-      book.stay = nil
-      var old = UndoHistory<Substate>(limit: options.limit)
-      swap(&old, &book.history)
-      return (Self.publishLocked(&book), old)
-    }
-    _ = consume released
-    return changed
-  }
-
-  // MARK: Handling
 
   /// Carries out an ``UndoAction``, or passes any other action on.
   ///
@@ -175,23 +57,15 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
   /// - Throws: ``UndoError/commandInBatch`` for such a batch; the `DispatchError` of the rest
   ///   of the chain.
   func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>) throws {
-    if type(of: action) == UndoAction.self, let command = action as? UndoAction {
+    let actionType = type(of: action)
+    if actionType == UndoAction.self, let command = action as? UndoAction {
       try perform(command, context: context, next: next)
       return
     }
-    if type(of: action) == Batch.self, let batch = action as? Batch, Self.holdsCommand(batch) {
+    if actionType == Batch.self, let batch = action as? Batch, holdsCommand(batch) {
       throw UndoError.commandInBatch
     }
     try next(action)
-  }
-
-  /// Whether a batch holds an ``UndoAction``, at any depth.
-  static func holdsCommand(_ batch: Batch) -> Bool {
-    batch.actions.contains { action in
-      if action is UndoAction { return true }
-      if let inner = action as? Batch { return holdsCommand(inner) }
-      return false
-    }
   }
 
   /// The observer of the store's commits: it watches the tracked value and records each
@@ -200,159 +74,25 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     CommitObserver(watching: read) { [self] commit in record(commit) }
   }
 
-  // MARK: Recording
-
-  /// Records what a commit did to the tracked value, if the store that committed is the one
-  /// served and the commit is not a restore of this middleware's, and tells the middleware's
-  /// observers when the status changed.
+  /// Hands a commit to the ledger: whether the tracked value changed, and the values to box
+  /// when the ledger keeps them.
   ///
   /// - Parameter commit: The action, the tracked value before and after it, and the store.
   func record(_ commit: Commit<Substate>) {
-    let store = commit.store
-    let restore = book.withLock { book in
-      guard book.restoring?.store == store else { return false }
-      book.restoring?.committed = true
-      return true
-    }
-    if restore { return }
-    guard commit.before != commit.after, options.filter?(commit.action) ?? true else {
-      // No step, but the first value seen is the history's starting point.
-      notify(
-        change(servingStore: store) { history in
-          history.noteBaseline(commit.before)
-          return Released()
-        })
-      return
-    }
-    // With a filter, actions filtered out may have moved the value away from the newest recorded
-    // step, and this one may bring it back: a step from a value to the same value would undo
-    // nothing and drop the redo future. (Without a filter the newest recorded value is the value
-    // before the action, already compared.) The copy is compared, and released, outside the lock.
-    if options.filter != nil,
-      let last = book.withLock({ $0.stay?.store == store ? $0.history.recorded : nil }),
-      last == commit.after
-    {
-      return
-    }
-    let key = options.groupBy?(commit.action).map(GroupKey.init)
-    let time = options.groupWithin == nil ? nil : options.now()
-    let rule = options.rule
-    // Decided under the lock when that needs no user code (no `groupBy` keys to compare, no
-    // `label` to run); otherwise the open group is read first, to decide outside the lock. Only
-    // this store's dispatches change it, and they wait for this one; a detach meanwhile changes
-    // the stay, and the change is then dropped.
-    let labelled = options.label != nil
-    var undecided: Grouping?
-    let changed = change(servingStore: store) { history in
-      history.noteBaseline(commit.before)
-      guard
-        let (merging, label) = history.decision(
-          key: key, at: time, rule: rule, labelled: labelled)
-      else {
-        undecided = history.grouping(at: time, rule: rule)
-        return Released()
-      }
-      return history.record(commit.after, merging: merging, label: label, key: key, at: time)
-    }
-    guard let grouping = undecided, let stay = changed.stay else { return notify(changed) }
-    let (merging, label) = decide(grouping, key: key, action: commit.action)
-    let decided = change(in: stay) { history in
-      history.record(commit.after, merging: merging, label: label, key: key, at: time)
-    }
-    if decided || changed.changed { stay.statusDidChange() }
+    // Read once: each read of a field of the generic `Commit` looks up its metadata.
+    let before = commit.before
+    let after = commit.after
+    ledger.record(
+      TrackedChange(action: commit.action, store: commit.store, changed: before != after),
+      before: { before }, after: { after })
   }
+}
 
-  /// Tells the middleware's observers that a change made in `stay` changed the status.
-  func notify(_ change: (stay: UndoStay?, changed: Bool)) {
-    if change.changed, let stay = change.stay { stay.statusDidChange() }
-  }
-
-  /// Whether a change merges into the newest step, and the label of the step it starts; runs
-  /// the `groupBy` keys' `==` and the `label` option, so never under the lock.
-  func decide(_ grouping: Grouping, key: GroupKey?, action: any Action) -> (
-    merging: Bool, label: String?
-  ) {
-    let merging: Bool
-    if grouping.depth > 0 {
-      merging = grouping.groupHasStep
-    } else if grouping.windowOpen == false {
-      merging = false
-    } else if grouping.rule.keyed {
-      if let key, let open = grouping.openKey { merging = key == open } else { merging = false }
-    } else {
-      merging = grouping.windowOpen == true
-    }
-    guard !merging else { return (true, nil) }
-    return (false, (grouping.depth > 0 ? grouping.groupLabel : nil) ?? options.label?(action))
-  }
-
-  // MARK: Helpers
-
-  /// Changes the history if the middleware serves `store`, publishes the new status, and
-  /// releases what the change dropped after the lock.
-  ///
-  /// - Returns: The stay in `store`, nil when the middleware serves another store or none; and
-  ///   whether the status changed.
-  func change(
-    servingStore store: ObjectIdentifier,
-    _ change: (inout UndoHistory<Substate>) -> Released<Substate>
-  ) -> (stay: UndoStay?, changed: Bool) {
-    let (stay, changed, released) = book.withLock { book in
-      guard let stay = book.stay, stay.store == store else {
-        return (UndoStay?.none, false, Released<Substate>())
-      }
-      let released = change(&book.history)
-      return (stay, Self.publishLocked(&book), released)
-    }
-    _ = consume released
-    return (stay, changed)
-  }
-
-  /// Changes the history unless the middleware left the store of `stay`, publishes the
-  /// new status, and releases what the change dropped after the lock.
-  ///
-  /// - Returns: Whether the status changed.
-  func change(
-    in stay: UndoStay,
-    _ change: (inout UndoHistory<Substate>) -> Released<Substate>
-  ) -> Bool {
-    let (changed, released) = book.withLock { book in
-      guard book.stay === stay else { return (false, Released<Substate>()) }
-      let released = change(&book.history)
-      return (Self.publishLocked(&book), released)
-    }
-    _ = consume released
-    return changed
-  }
-
-  /// Sends the status to every stream when it changed; the lock must be held.
-  ///
-  /// Yielding runs no user code, and doing it under the lock keeps every stream in publication
-  /// order.
-  static func publishLocked(_ book: inout UndoBook<Substate>) -> Bool {
-    guard book.history.status(differsFrom: book.published) else { return false }
-    let status = book.history.status
-    book.published = status
-    for sink in book.sinks.values { sink.yield(status) }
-    return true
-  }
-
-  func makeStatusStream() -> AsyncStream<UndoStatus> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: UndoStatus.self, bufferingPolicy: .bufferingNewest(1))
-    let id = book.withLock { book in
-      book.lastSinkID &+= 1
-      return book.lastSinkID
-    }
-    continuation.onTermination = { [weak self] _ in
-      let removed = self?.book.withLock { $0.sinks.removeValue(forKey: id) }
-      _ = removed
-    }
-    book.withLock { book in
-      // A stream already terminated (its task was cancelled) is not kept.
-      if case .terminated = continuation.yield(book.published) { return }
-      book.sinks[id] = continuation
-    }
-    return stream
+/// Whether a batch holds an ``UndoAction``, at any depth.
+func holdsCommand(_ batch: Batch) -> Bool {
+  batch.actions.contains { action in
+    if action is UndoAction { return true }
+    if let inner = action as? Batch { return holdsCommand(inner) }
+    return false
   }
 }

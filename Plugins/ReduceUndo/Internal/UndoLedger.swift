@@ -1,0 +1,375 @@
+import Reduce
+
+/// A commit as the ledger records it, without the tracked values: those come boxed, from
+/// closures, only when needed.
+struct TrackedChange {
+  /// The action the store reduced.
+  let action: any Action
+  /// The store that committed.
+  let store: ObjectIdentifier
+  /// Whether the tracked value after the commit differs from the value before, by its `==`.
+  let changed: Bool
+}
+
+/// The bookkeeping of an undo middleware, whatever the tracked type: the history under its
+/// lock, the store served, the decisions of recording, the status and its streams.
+///
+/// Why it is not generic: this module is compiled apart from its users, so generic code in it
+/// runs unspecialised, and every generic type it makes (an `Optional<Value>`, an
+/// `Array<UndoStep<Value>>`, a tuple) costs a metadata look-up in the runtime, several on each
+/// commit; together they cost more than all the rest of recording. The ledger holds the tracked
+/// values boxed as `any Sendable` instead, and ``UndoRecorder`` converts to and from the tracked
+/// type at its edges.
+///
+/// Recording happens in the store's turn, so it never overlaps for the store served; the lock
+/// guards the history against readers on other threads (`status`, `statuses`), against leaving
+/// the store, and against a store the middleware left that still runs a dispatch with it. Under
+/// the lock run no user code (no `==`, no option closure, no lens, no deinitialiser of a tracked
+/// value) and no `next`.
+final class UndoLedger: Sendable {
+  /// The middleware's name, for errors.
+  let name: String
+  let options: UndoOptions
+  /// The tracked type's `==` on two boxed values of it: user code, never under the lock.
+  let isEqual: @Sendable (any Sendable, any Sendable) -> Bool
+  let book: Locked<UndoBook>
+
+  /// Creates a ledger with an empty history.
+  ///
+  /// - Parameters:
+  ///   - name: The middleware's name, for errors.
+  ///   - options: The limit and the option closures.
+  ///   - isEqual: The tracked type's `==` on two boxed values of it.
+  /// - Throws: ``UndoError/invalidLimit(_:)`` when the limit is below 1, and
+  ///   ``UndoError/invalidGroupingWindow(_:)`` when `groupWithin` is not positive.
+  init(
+    name: String, options: UndoOptions,
+    isEqual: @escaping @Sendable (any Sendable, any Sendable) -> Bool
+  ) throws(UndoError) {
+    guard options.limit >= 1 else { throw .invalidLimit(options.limit) }
+    if let window = options.groupWithin, window <= .zero {
+      throw .invalidGroupingWindow(window)
+    }
+    self.name = name
+    self.options = options
+    self.isEqual = isEqual
+    self.book = Locked(UndoBook(history: UndoHistory(limit: options.limit)))
+  }
+
+  deinit {
+    let sinks = book.withLock { book in
+      defer { book.sinks = [:] }
+      return book.sinks
+    }
+    for sink in sinks.values { sink.finish() }
+  }
+
+  /// The status last published.
+  var status: UndoStatus { book.withLock { $0.published } }
+
+  // MARK: Store membership
+
+  /// Joins a store; throws when already serving one.
+  ///
+  /// - Parameters:
+  ///   - store: The store's identity.
+  ///   - statusDidChange: Tells the middleware's observers that the status changed.
+  /// - Throws: ``UndoError/alreadyAttached(name:)`` when already serving a store.
+  func attach(
+    to store: ObjectIdentifier, notifying statusDidChange: @escaping @Sendable () -> Void
+  ) throws(UndoError) {
+    let stay = UndoStay(store: store, statusDidChange: statusDidChange)
+    try book.withLock { book throws(UndoError) in
+      guard book.stay == nil else { throw UndoError.alreadyAttached(name: name) }
+      book.stay = stay
+    }
+  }
+
+  /// Leaves a store and forgets its history.
+  ///
+  /// - Parameter store: The store's identity.
+  /// - Returns: Whether the status changed.
+  func detach(from store: ObjectIdentifier) -> Bool {
+    let (changed, released) = book.withLock { book in
+      guard book.stay?.store == store else { return (false, UndoHistory?.none) }
+      book.stay = nil
+      var old = UndoHistory(limit: options.limit)
+      swap(&old, &book.history)
+      return (Self.publishLocked(&book), old)
+    }
+    _ = consume released
+    return changed
+  }
+
+  /// The stay in `store`, nil when the middleware serves another store or none.
+  func stay(in store: ObjectIdentifier) -> UndoStay? {
+    book.withLock { $0.stay?.store == store ? $0.stay : nil }
+  }
+
+  // MARK: Recording
+
+  /// Records what a commit did to the tracked value, if the store that committed is the one
+  /// served and the commit is not a restore of this middleware's, and tells the middleware's
+  /// observers when the status changed.
+  ///
+  /// One hold of the lock does all that needs no user code: it tells a restore apart, notes a
+  /// commit that changed nothing, and records a change when no option closure (nor the clock)
+  /// has a say. Any other change goes on to ``recordWithOptions(_:before:after:)``.
+  ///
+  /// The tracked values are boxed only when kept: most commits keep one or none, and boxing a
+  /// value of more than three words allocates.
+  ///
+  /// - Parameters:
+  ///   - commit: The action, the store, and whether the tracked value changed.
+  ///   - before: The tracked value before the commit, boxed.
+  ///   - after: The tracked value after it, boxed.
+  func record(
+    _ commit: TrackedChange, before: () -> any Sendable, after: () -> any Sendable
+  ) {
+    let plain = options.filter == nil && options.groupBy == nil && options.groupWithin == nil
+    let rule = options.rule
+    let labelled = options.label != nil
+    let first = book.withLock { book -> FirstPass in
+      if book.restoring?.store == commit.store {
+        book.restoring?.committed = true
+        return .done(stay: nil, changed: false, released: Released())
+      }
+      guard let stay = book.stay, stay.store == commit.store else {
+        return .done(stay: nil, changed: false, released: Released())
+      }
+      var released = Released()
+      if !commit.changed {
+        // No step, but the first value seen is the history's starting point.
+        book.history.noteBaseline(before)
+      } else if plain,
+        let (merging, label) = book.history.decision(
+          key: nil, at: nil, rule: rule, labelled: labelled)
+      {
+        released = book.history.record(
+          after(), from: before, merging: merging, label: label, key: nil, at: nil)
+      } else {
+        return .needsOptions
+      }
+      return .done(stay: stay, changed: Self.publishLocked(&book), released: released)
+    }
+    switch consume first {
+    case .done(let stay, let changed, let released):
+      // What the change dropped is released here, after the lock.
+      _ = consume released
+      if changed, let stay { stay.statusDidChange() }
+    case .needsOptions:
+      recordWithOptions(commit, before: before, after: after())
+    }
+  }
+
+  /// What the first hold of the lock in ``record(_:before:after:)`` made of a commit.
+  enum FirstPass {
+    /// Done with: recorded, noted, or not to be recorded; what the change dropped.
+    case done(stay: UndoStay?, changed: Bool, released: Released)
+    /// A change for the option closures to decide, outside the lock.
+    case needsOptions
+  }
+
+  /// Records a change that the `filter`, `groupBy`, `groupWithin` or `label` options decide:
+  /// they run outside the lock, between the holds that read and change the history.
+  ///
+  /// - Parameters:
+  ///   - commit: A commit of the store served that changed the tracked value.
+  ///   - before: The tracked value before the commit, boxed.
+  ///   - after: The tracked value after it.
+  func recordWithOptions(
+    _ commit: TrackedChange, before: () -> any Sendable, after: any Sendable
+  ) {
+    let store = commit.store
+    guard options.filter?(commit.action) ?? true else {
+      // No step, but the first value seen is the history's starting point.
+      notify(
+        change(servingStore: store) { history in
+          history.noteBaseline(before)
+          return Released()
+        })
+      return
+    }
+    // With a filter, actions filtered out may have moved the value away from the newest recorded
+    // step, and this one may bring it back: a step from a value to the same value would undo
+    // nothing and drop the redo future. (Without a filter the newest recorded value is the value
+    // before the action, already compared.) The copy is compared, and released, outside the lock.
+    if options.filter != nil,
+      let last = book.withLock({ $0.stay?.store == store ? $0.history.recorded : nil }),
+      isEqual(last, after)
+    {
+      return
+    }
+    let key = options.groupBy?(commit.action).map(GroupKey.init)
+    let time = options.groupWithin == nil ? nil : options.now()
+    let rule = options.rule
+    // Decided under the lock when that needs no user code (no `groupBy` keys to compare, no
+    // `label` to run); otherwise the open group is read first, to decide outside the lock. Only
+    // this store's dispatches change it, and they wait for this one; a detach meanwhile changes
+    // the stay, and the change is then dropped.
+    let labelled = options.label != nil
+    var undecided: Grouping?
+    let changed = change(servingStore: store) { history in
+      guard
+        let (merging, label) = history.decision(
+          key: key, at: time, rule: rule, labelled: labelled)
+      else {
+        history.noteBaseline(before)
+        undecided = history.grouping(at: time, rule: rule)
+        return Released()
+      }
+      return history.record(
+        after, from: before, merging: merging, label: label, key: key, at: time)
+    }
+    guard let grouping = undecided, let stay = changed.stay else { return notify(changed) }
+    let (merging, label) = decide(grouping, key: key, action: commit.action)
+    let decided = change(in: stay) { history in
+      history.record(after, from: before, merging: merging, label: label, key: key, at: time)
+    }
+    if decided || changed.changed { stay.statusDidChange() }
+  }
+
+  /// Tells the middleware's observers that a change made in `stay` changed the status.
+  func notify(_ change: (stay: UndoStay?, changed: Bool)) {
+    if change.changed, let stay = change.stay { stay.statusDidChange() }
+  }
+
+  /// Whether a change merges into the newest step, and the label of the step it starts; runs
+  /// the `groupBy` keys' `==` and the `label` option, so never under the lock.
+  func decide(_ grouping: Grouping, key: GroupKey?, action: any Action) -> (
+    merging: Bool, label: String?
+  ) {
+    let merging: Bool
+    if grouping.depth > 0 {
+      merging = grouping.groupHasStep
+    } else if grouping.windowOpen == false {
+      merging = false
+    } else if grouping.rule.keyed {
+      if let key, let open = grouping.openKey { merging = key == open } else { merging = false }
+    } else {
+      merging = grouping.windowOpen == true
+    }
+    guard !merging else { return (true, nil) }
+    return (false, (grouping.depth > 0 ? grouping.groupLabel : nil) ?? options.label?(action))
+  }
+
+  // MARK: Restoring
+
+  /// Seals the newest step and reads where a jump lands, unless the middleware left the store
+  /// of `stay`.
+  ///
+  /// - Parameters:
+  ///   - offset: Negative into the past, positive into the future.
+  ///   - stay: The stay the command started in.
+  /// - Returns: The tracked value the jump restores; nil when it moves no step.
+  func destination(ofJump offset: Int, in stay: UndoStay) -> (any Sendable)? {
+    book.withLock { book in
+      guard book.stay === stay else { return nil }
+      book.history.seal()
+      return book.history.destination(ofJump: offset)?.snapshot
+    }
+  }
+
+  /// Runs `restore`, which passes a command's `ReplaceState` down the chain, marked as a restore:
+  /// the commit it makes is not recorded as a step.
+  ///
+  /// - Parameters:
+  ///   - stay: The stay the command runs in.
+  ///   - restore: Passes the `ReplaceState` on; runs outside the lock.
+  /// - Returns: Whether the restore committed while `restore` ran.
+  /// - Throws: What `restore` throws.
+  func restoring(in stay: UndoStay, _ restore: () throws -> Void) throws -> Bool {
+    book.withLock { $0.restoring = PendingRestore(store: stay.store) }
+    defer { book.withLock { $0.restoring = nil } }
+    try restore()
+    return book.withLock { $0.restoring?.committed ?? false }
+  }
+
+  // MARK: Changing the history
+
+  /// Changes the history if the middleware serves `store`, publishes the new status, and
+  /// releases what the change dropped after the lock.
+  ///
+  /// - Returns: The stay in `store`, nil when the middleware serves another store or none; and
+  ///   whether the status changed.
+  func change(
+    servingStore store: ObjectIdentifier,
+    _ change: (inout UndoHistory) -> Released
+  ) -> (stay: UndoStay?, changed: Bool) {
+    let (stay, changed, released) = book.withLock { book in
+      guard let stay = book.stay, stay.store == store else {
+        return (UndoStay?.none, false, Released())
+      }
+      let released = change(&book.history)
+      return (stay, Self.publishLocked(&book), released)
+    }
+    _ = consume released
+    return (stay, changed)
+  }
+
+  /// Changes the history unless the middleware left the store of `stay`, publishes the
+  /// new status, and releases what the change dropped after the lock.
+  ///
+  /// - Returns: Whether the status changed.
+  func change(
+    in stay: UndoStay,
+    _ change: (inout UndoHistory) -> Released
+  ) -> Bool {
+    let (changed, released) = book.withLock { book in
+      guard book.stay === stay else { return (false, Released()) }
+      let released = change(&book.history)
+      return (Self.publishLocked(&book), released)
+    }
+    _ = consume released
+    return changed
+  }
+
+  /// Replaces the whole history (an imported one), publishes the new status, and releases the
+  /// history replaced after the lock.
+  ///
+  /// - Returns: Whether the status changed.
+  func replaceHistory(with history: UndoHistory) -> Bool {
+    var history = history
+    let changed = book.withLock { book in
+      swap(&history, &book.history)
+      return Self.publishLocked(&book)
+    }
+    // `history` now holds the replaced one; its values are released here, after the lock.
+    _ = consume history
+    return changed
+  }
+
+  /// Sends the status to every stream when it changed; the lock must be held.
+  ///
+  /// Yielding runs no user code, and doing it under the lock keeps every stream in publication
+  /// order.
+  static func publishLocked(_ book: inout UndoBook) -> Bool {
+    guard book.history.status(differsFrom: book.published) else { return false }
+    let status = book.history.status
+    book.published = status
+    for sink in book.sinks.values { sink.yield(status) }
+    return true
+  }
+
+  // MARK: Status streams
+
+  /// A stream of the status, starting with the current one.
+  func makeStatusStream() -> AsyncStream<UndoStatus> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: UndoStatus.self, bufferingPolicy: .bufferingNewest(1))
+    let id = book.withLock { book in
+      book.lastSinkID &+= 1
+      return book.lastSinkID
+    }
+    continuation.onTermination = { [weak self] _ in
+      let removed = self?.book.withLock { $0.sinks.removeValue(forKey: id) }
+      _ = removed
+    }
+    book.withLock { book in
+      // A stream already terminated (its task was cancelled) is not kept.
+      if case .terminated = continuation.yield(book.published) { return }
+      book.sinks[id] = continuation
+    }
+    return stream
+  }
+}
