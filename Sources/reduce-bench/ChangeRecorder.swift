@@ -28,15 +28,17 @@ final class ChangeRecorder<State: Sendable, Value: Equatable & Sendable>: Middle
     self.value = value
   }
 
-  /// The changes recorded so far, oldest first.
-  var recorded: [Entry] { entries.withLock { $0 } }
+  /// The last `limit` changes recorded, oldest first.
+  var recorded: [Entry] { entries.withLock { Array($0.suffix(limit)) } }
 
   var commitObserver: CommitObserver<State>? {
     CommitObserver(watching: value) { [self] commit in
       guard commit.before != commit.after else { return }
       let entry = Entry(action: commit.action, before: commit.before, after: commit.after)
       entries.withLock { list in
-        if list.count == limit { list.removeFirst() }
+        // At twice the limit, the oldest half goes at once: a commit costs the same
+        // whatever the limit (dropping one entry a commit moves all the others).
+        if list.count == 2 * limit { list.removeFirst(limit) }
         list.append(entry)
       }
     }
