@@ -131,7 +131,10 @@ public struct Commit<Value: Sendable>: Sendable {
   ///   - change: The change, as it was shown before it was made.
   ///   - before: The watched value before.
   ///   - after: The watched value after.
+  @inline(__always)
   public init(_ change: PendingCommit, before: Value, after: Value) {
+    // Always inlined: in the store's commit observer, compiled for any value, the look-up of
+    // this type's metadata then serves the call and the value made (undo: 5,987 -> 5,496).
     action = change.action
     mutators = change.mutators
     replacesState = change.replacesState
