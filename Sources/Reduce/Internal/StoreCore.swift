@@ -307,10 +307,14 @@ struct ErrorSinks {
 }
 
 /// `==` of a type that turns out to be `Equatable`, found at run time; nil when it is not.
+///
+/// The function is cast once, here, to the caller's type (the same type, known to the caller
+/// as `Value`): each comparison then calls `==` directly, with no cast of its operands.
 func equality<Value>(of type: Value.Type) -> (@Sendable (Value, Value) -> Bool)? {
   guard let equatable = type as? any (Equatable & Sendable).Type else { return nil }
-  func make<E: Equatable & Sendable>(_ type: E.Type) -> @Sendable (Value, Value) -> Bool {
-    { lhs, rhs in (lhs as? E) == (rhs as? E) }
+  func make<E: Equatable & Sendable>(_ type: E.Type) -> (@Sendable (Value, Value) -> Bool)? {
+    let isEqual: @Sendable (E, E) -> Bool = { $0 == $1 }
+    return isEqual as? @Sendable (Value, Value) -> Bool
   }
   return make(equatable)
 }
