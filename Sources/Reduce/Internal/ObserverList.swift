@@ -32,6 +32,24 @@ struct ObserverList<State: Sendable> {
 
   /// Whether some observer needs the state before each commit.
   @usableFromInline private(set) var needsOldState = false
+  /// The bytes of the state the observed values lie in; nil when some value's bytes are
+  /// unknown (a closure, a computed path).
+  @usableFromInline private(set) var watched: [Range<Int>]? = []
+
+  /// Whether a commit whose handlers touched these bytes (nil: unknown) may have changed an
+  /// observed value: decided from the bytes alone, in the dispatch, before any value is read.
+  @inlinable
+  func mayChange(touched: [Range<Int>]?) -> Bool {
+    guard let watched, let touched else { return true }
+    return watched.contains { range in touched.contains { $0.overlaps(range) } }
+  }
+
+  /// Recomputes `needsOldState` and `watched` from the groups, once one was removed.
+  private mutating func summarize() {
+    needsOldState = groups.contains { $0.needsOldState }
+    let ranges = groups.compactMap(\.range)
+    watched = ranges.count == groups.count ? ranges : nil
+  }
 
   mutating func makeID() -> UInt64 {
     lastID += 1
@@ -46,6 +64,7 @@ struct ObserverList<State: Sendable> {
   mutating func add(_ group: ObserverGroup<State>) {
     groups.append(group)
     needsOldState = needsOldState || group.needsOldState
+    if let range = group.range { watched?.append(range) } else { watched = nil }
   }
 
   /// Removes a member; returns its `finish`, if any, for the caller to call.
@@ -54,7 +73,7 @@ struct ObserverList<State: Sendable> {
       if let finish = groups[index].remove(id) {
         if groups[index].isEmpty {
           groups.remove(at: index)
-          needsOldState = groups.contains { $0.needsOldState }
+          summarize()
         }
         return finish
       }
@@ -67,6 +86,7 @@ struct ObserverList<State: Sendable> {
     defer {
       groups = []
       needsOldState = false
+      watched = []
     }
     return groups.flatMap { $0.cancelAll() }
   }

@@ -156,7 +156,9 @@ extension StoreCore {
     guard let commit = try reducer.commitInPlace(action, route: route, chain: chain)
     else { return }
     if isObserved { tellObservation() }
-    if !observers.isEmpty { tellObservers(commit, touched: route.touched) }
+    if !observers.isEmpty, observers.mayChange(touched: route.touched) {
+      tellObservers(commit, touched: route.touched)
+    }
     if chain.recordings.isEmpty { return }
     let state = reducer.state
     for recording in chain.recordings { recording.finish(state, commit) }
