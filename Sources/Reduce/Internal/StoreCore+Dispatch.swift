@@ -73,15 +73,13 @@ extension StoreCore {
   func pass(_ action: any Action, to node: ChainNode<State>?, dispatch: UInt64)
     throws(DispatchError)
   {
-    guard turn.isHeldByCurrentThread else {
-      try passLate(.resume(action, run: { self.run(action, from: node, in: nil) }))
+    let isHeld = turn.isHeldByCurrentThread
+    guard isHeld, dispatch == agenda.currentDispatch else {
+      let rest = Work.resume(action, run: { self.run(action, from: node, in: nil) })
+      if isHeld { queue(rest) } else { try passLate(rest) }
       return
     }
-    if dispatch == agenda.currentDispatch {
-      try runChain(action, from: node, in: nil)
-    } else {
-      queue(.resume(action, run: { self.run(action, from: node, in: nil) }))
-    }
+    try runChain(action, from: node, in: nil)
   }
 
   /// Holding the turn: runs an action from a middleware of the chain (nil: the reducers) as a

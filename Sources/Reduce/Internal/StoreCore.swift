@@ -61,21 +61,13 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       return .success(reducer.state)
     }
     turn.acquire()
-    let afterTurn = plan.chain.afterTurn
-    let result: Result<State, DispatchError> =
-      if let failure = carryOut(work) { .failure(failure) } else { .success(reducer.state) }
-    turn.release()
-    return afterTurn.isEmpty ? result : finish(result, afterTurn: afterTurn, action: work.action)
+    return carryOutAndRelease(work, reportingFor: work.action)
   }
 
   /// Carries out work from a task: a task that finds the store busy suspends.
   func send(_ work: Work) async -> Result<State, DispatchError> {
     await turn.acquireSuspending()
-    let afterTurn = chain.afterTurn
-    let result: Result<State, DispatchError> =
-      if let failure = carryOut(work) { .failure(failure) } else { .success(reducer.state) }
-    turn.release()
-    return finish(result, afterTurn: afterTurn, action: work.action)
+    return carryOutAndRelease(work, reportingFor: work.action)
   }
 
   /// Dispatches a sequence unless `refusal`, asked once the turn is taken, refuses it.
@@ -92,15 +84,21 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
       turn.release()
       return .failure(refused)
     }
-    let afterTurn = chain.afterTurn
+    return carryOutAndRelease(.sequence(actions), reportingFor: Batch(actions))
+  }
+
+  /// Holding the turn: carries out work and every follow-up it queued, releases the turn, and
+  /// returns the state the work left, or its failure, once the commit observers' `afterTurn`
+  /// ran (their failures reported for `action`).
+  @inlinable
+  func carryOutAndRelease(_ work: Work, reportingFor action: any Action)
+    -> Result<State, DispatchError>
+  {
+    let afterTurn = plan.chain.afterTurn
     let result: Result<State, DispatchError> =
-      if let failure = carryOut(.sequence(actions)) {
-        .failure(failure)
-      } else {
-        .success(reducer.state)
-      }
+      if let failure = carryOut(work) { .failure(failure) } else { .success(reducer.state) }
     turn.release()
-    return finish(result, afterTurn: afterTurn, action: Batch(actions))
+    return afterTurn.isEmpty ? result : finish(result, afterTurn: afterTurn, action: action)
   }
 
   /// Runs the rest of a chain that a middleware passed on after its dispatch ended, from
