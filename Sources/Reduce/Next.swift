@@ -5,15 +5,17 @@
 /// dispatch, with the chain the original dispatch started with. A `next` kept after its store
 /// is deinitialised delivers nothing. It does not keep its store alive.
 public struct Next<State: Sendable>: Sendable {
-  @usableFromInline let link: StoreLink<State>
+  /// The store's engine, which lets go of the chain, the mutators and the observers when the
+  /// store is deinitialised: a kept `next` keeps only the state the store ended with.
+  @usableFromInline let core: StoreCore<State>
   /// The middleware that handles what this `next` passes on; nil: the reducers.
   @usableFromInline let node: ChainNode<State>?
   /// The dispatch this `next` was given in.
   @usableFromInline let dispatch: UInt64
 
   @usableFromInline
-  init(link: StoreLink<State>, node: ChainNode<State>?, dispatch: UInt64) {
-    self.link = link
+  init(core: StoreCore<State>, node: ChainNode<State>?, dispatch: UInt64) {
+    self.core = core
     self.node = node
     self.dispatch = dispatch
   }
@@ -33,7 +35,6 @@ public struct Next<State: Sendable>: Sendable {
   /// - Parameter action: The action for the rest of the chain: the one handled, or another.
   /// - Throws: The ``DispatchError`` of the rest of the chain or of the reducers.
   public func callAsFunction(_ action: any Action) throws(DispatchError) {
-    guard let core = link.core else { return }
     try core.specialized.pass(core, action, node, dispatch)
   }
 }
@@ -44,22 +45,23 @@ public struct Next<State: Sendable>: Sendable {
 /// alive: once the store is deinitialised, a kept context reads the state the store ended with,
 /// and its dispatches and reports do nothing.
 public struct MiddlewareContext<State: Sendable>: Sendable {
-  @usableFromInline let link: StoreLink<State>
+  /// The store's engine: see ``Next``.
+  @usableFromInline let core: StoreCore<State>
   /// The action being handled.
   public let action: any Action
   /// The name of the middleware this context was given to.
   public let middlewareName: String
 
   @usableFromInline
-  init(link: StoreLink<State>, action: any Action, middlewareName: String) {
-    self.link = link
+  init(core: StoreCore<State>, action: any Action, middlewareName: String) {
+    self.core = core
     self.action = action
     self.middlewareName = middlewareName
   }
 
   /// The identity of the store this context belongs to, as given to
   /// ``Middleware/willAttach(to:)`` and ``Middleware/didDetach(from:)``.
-  public var storeID: ObjectIdentifier { link.storeID }
+  public var storeID: ObjectIdentifier { core.storeID }
 
   /// The store's current state.
   ///
@@ -67,7 +69,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// an action of a ``Batch``, it includes the changes of the batch's actions before it, which
   /// are not committed yet. Once the store is gone, it is the state the store ended with.
   public var state: State {
-    link.core?.readState() ?? link.finalState()
+    core.readState()
   }
 
   /// Dispatches an action from the top of the chain.
@@ -81,8 +83,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// - Returns: The state after the action, or why it failed.
   @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    guard let core = link.core else { return .success(link.finalState()) }
-    return core.specialized.dispatch(core, .action(action, isFallback: false))
+    core.specialized.dispatch(core, .action(action, isFallback: false))
   }
 
   /// Dispatches actions one after another from the top of the chain.
@@ -91,8 +92,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   /// - Returns: The state after the last action, or the first failure.
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    guard let core = link.core else { return .success(link.finalState()) }
-    return core.specialized.dispatch(core, .sequence(actions))
+    core.specialized.dispatch(core, .sequence(actions))
   }
 
   /// Dispatches actions one after another from the top of the chain, unless `refusal` gives a
@@ -109,11 +109,7 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   public func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
     -> Result<State, DispatchError>
   {
-    guard let core = link.core else {
-      if let refused = refusal() { return .failure(refused) }
-      return .success(link.finalState())
-    }
-    return core.dispatch(actions, unless: refusal)
+    core.dispatch(actions, unless: refusal)
   }
 
   /// Publishes an error found after the action was handled (an async task failed).
@@ -133,6 +129,6 @@ public struct MiddlewareContext<State: Sendable>: Sendable {
   ///   - error: What went wrong.
   ///   - action: The action the error belongs to.
   public func report(_ error: any Error, for action: any Action) {
-    link.core?.report(.middlewareFailed(name: middlewareName, action: action, underlying: error))
+    core.report(.middlewareFailed(name: middlewareName, action: action, underlying: error))
   }
 }

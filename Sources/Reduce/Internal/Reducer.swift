@@ -37,12 +37,13 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   @usableFromInline let status = ReducerStatus()
   /// The batch being reduced; set with `status.isStaging`.
   private(set) var stage: Stage?
-  @usableFromInline let storeID: ObjectIdentifier
 
-  init(state: State, storeID: ObjectIdentifier) {
+  init(state: State) {
     self.state = state
-    self.storeID = storeID
   }
+
+  /// The store's identity: the reducer lives as long as the store's engine.
+  @usableFromInline var storeID: ObjectIdentifier { ObjectIdentifier(self) }
 
   /// The state, for a thread that does not hold the store's turn.
   func read() -> State {

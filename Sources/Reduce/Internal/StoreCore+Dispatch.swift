@@ -113,8 +113,8 @@ extension StoreCore {
       try reduce(action, in: plan ?? self.plan)
       return
     }
-    let next = Next(link: link, node: node.next, dispatch: agenda.currentDispatch)
-    let context = MiddlewareContext(link: link, action: action, middlewareName: node.entry.name)
+    let next = Next(core: self, node: node.next, dispatch: agenda.currentDispatch)
+    let context = MiddlewareContext(core: self, action: action, middlewareName: node.entry.name)
     do {
       try node.entry.middleware.handle(action, context: context, next: next)
     } catch let error as DispatchError {

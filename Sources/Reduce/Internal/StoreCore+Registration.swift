@@ -25,11 +25,11 @@ extension StoreCore {
     let name = middleware.name
     if withTurn({ chain.names.contains(name) }) { throw .duplicateMiddleware(name) }
     do {
-      try middleware.willAttach(to: link.storeID)
+      try middleware.willAttach(to: storeID)
     } catch {
       throw .middlewareRefused(name: name, reason: String(describing: error))
     }
-    let recording = middleware.commitObserver?.makeRecording(name, link.storeID, readState())
+    let recording = middleware.commitObserver?.makeRecording(name, storeID, readState())
     let added = withTurn {
       guard !chain.names.contains(name) else { return false }
       let entry = Chain.Entry(name: name, middleware: middleware, recording: recording)
@@ -37,7 +37,7 @@ extension StoreCore {
       return true
     }
     if !added {
-      middleware.didDetach(from: link.storeID)
+      middleware.didDetach(from: storeID)
       throw .duplicateMiddleware(name)
     }
   }
@@ -50,7 +50,7 @@ extension StoreCore {
       plan = Plan(chain: Chain(entries), registry: registry)
       return removed.middleware
     }
-    removed?.didDetach(from: link.storeID)
+    removed?.didDetach(from: storeID)
     return removed != nil
   }
 
@@ -58,15 +58,18 @@ extension StoreCore {
 
   /// Ends the store: its middleware leave, its observers and error sequences finish, and a
   /// kept `next` or context from now on does nothing.
+  ///
+  /// The engine lets go of everything but its state: a kept `next` or context keeps the engine,
+  /// and through it no middleware, mutator, observer or fallback.
   func close() {
-    let (entries, finishes, state) = withTurn {
+    let (entries, finishes) = withTurn {
       agenda.close()
       let entries = chain.entries
-      plan = Plan(chain: Chain(), registry: registry)
-      return (entries, observers.removeAll(), reducer.state)
+      plan = Plan()
+      fallback = nil
+      return (entries, observers.removeAll())
     }
-    link.close(with: state)
-    for entry in entries { entry.middleware.didDetach(from: link.storeID) }
+    for entry in entries { entry.middleware.didDetach(from: storeID) }
     for finish in finishes { finish() }
     let sinks = errorSinks.withLock { sinks in
       sinks.closed = true

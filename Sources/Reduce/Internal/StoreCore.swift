@@ -10,17 +10,20 @@ import Synchronization
 @usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: its mutable members are touched only by the thread holding `turn`;
-  // `errorSinks` has its own lock; `store` and `link` are set once, before the store is shared.
+  // `errorSinks` has its own lock; `store` is set once, before the store is shared.
+  //
+  // A kept `next` or context holds the engine, not the store: when the store is deinitialised,
+  // `close()` lets go of everything but the state, so what they keep is small.
 
   @usableFromInline let turn = Turn()
-  @usableFromInline let link: StoreLink<State>
   let registrar = ObservationRegistrar()
   /// The store, for telling Observation's registrar; set once by `Store.init`.
   @usableFromInline weak var store: Store<State>?
   let isEqual: (@Sendable (State, State) -> Bool)?
   /// The steps that code compiled for any state calls: see ``Specialized``.
   @usableFromInline let specialized: Specialized<State>
-  private let fallback: (@Sendable (DispatchError) -> (any Action)?)?
+  /// Touched only holding the turn; nil once the store is closed.
+  var fallback: (@Sendable (DispatchError) -> (any Action)?)?
   let errorSinks = Locked(ErrorSinks())
 
   // Touched only holding the turn.
@@ -37,13 +40,13 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     specialized: Specialized<State>
   ) {
     self.specialized = specialized
-    let link = StoreLink<State>()
-    self.link = link
     self.fallback = fallback
     isEqual = equality(of: State.self)
-    reducer = Reducer(state: initialState, storeID: link.storeID)
-    link.core = self
+    reducer = Reducer(state: initialState)
   }
+
+  /// The store's identity, as middleware and commit observers are given it.
+  var storeID: ObjectIdentifier { reducer.storeID }
 
   var registry: Registry<State> { plan.registry }
   var chain: Chain<State> { plan.chain }
@@ -269,7 +272,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Publishes a failure found outside a dispatch, and dispatches the fallback's action.
   func report(_ failure: DispatchError) {
     publish(failure)
-    guard let fallback, let action = fallback(failure) else { return }
+    guard let fallback = withTurn({ fallback }), let action = fallback(failure) else { return }
     _ = dispatch(.action(action, isFallback: true))
   }
 

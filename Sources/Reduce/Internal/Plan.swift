@@ -1,28 +1,3 @@
-/// How a kept `next` or context reaches its store without keeping it alive.
-///
-/// Its identity is the store's: the `storeID` middleware are given.
-@usableFromInline
-final class StoreLink<State: Sendable>: @unchecked Sendable {
-  // `@unchecked Sendable`: `core` is set once, by the engine's initialiser, before the store is
-  // shared; `ended` has its own lock.
-  weak var core: StoreCore<State>?
-  /// The state the store ended with, once it is closed.
-  private let ended = Locked<State?>(nil)
-
-  var storeID: ObjectIdentifier { ObjectIdentifier(self) }
-
-  func close(with state: State) {
-    ended.withLock { $0 = state }
-  }
-
-  func finalState() -> State {
-    guard let state = ended.withLock({ $0 }) else {
-      preconditionFailure("A store's engine ended without being closed.")
-    }
-    return state
-  }
-}
-
 /// What a dispatch runs with: the middleware chain and the mutators' routes.
 ///
 /// Immutable: registering a mutator or a middleware makes a new plan, so a dispatch reads it
