@@ -7,9 +7,14 @@ final class Plan<State: Sendable>: Sendable {
   @usableFromInline let chain: Chain<State>
   @usableFromInline let registry: Registry<State>
 
+  /// Whether a commit observer asks to be called after each turn: read by every dispatch,
+  /// where reading `chain.afterTurn` would retain and release the chain and the array.
+  @usableFromInline let hasAfterTurn: Bool
+
   init(chain: Chain<State> = Chain(), registry: Registry<State> = Registry()) {
     self.chain = chain
     self.registry = registry
+    hasAfterTurn = !chain.afterTurn.isEmpty
   }
 }
 

@@ -31,9 +31,10 @@ extension StoreCore {
       return .success(read(reducer.state))
     }
     turn.acquire()
-    let (result, afterTurn) = carryOut(action, reading: read)
+    let (result, plan) = carryOut(action, reading: read)
     turn.release()
-    return afterTurn.isEmpty ? result : finish(result, afterTurn: afterTurn, action: action)
+    guard plan.hasAfterTurn else { return result }
+    return finish(result, afterTurn: plan.chain.afterTurn, action: action)
   }
 
   /// As `dispatch(_:returning:)`, from a task.
@@ -42,19 +43,20 @@ extension StoreCore {
     -> Result<Value, DispatchError>
   {
     await turn.acquireSuspending()
-    let (result, afterTurn) = carryOut(action, reading: read)
+    let (result, plan) = carryOut(action, reading: read)
     turn.release()
-    return afterTurn.isEmpty ? result : finish(result, afterTurn: afterTurn, action: action)
+    guard plan.hasAfterTurn else { return result }
+    return finish(result, afterTurn: plan.chain.afterTurn, action: action)
   }
 
   /// Holding the turn: carries out an action and every follow-up it queued, then reads the
   /// value unless it failed, then runs what the reader dispatched (which it should not).
   ///
-  /// The dispatch runs with the plan it found: the chain's commit observers then ask for
-  /// `afterTurn` as the chain was when it started.
+  /// The dispatch runs with the plan it found, which it returns: the chain's commit observers
+  /// then ask for `afterTurn` as the chain was when it started.
   @inlinable
   func carryOut<Value>(_ action: any Action, reading read: (State) -> Value)
-    -> (Result<Value, DispatchError>, [CommitHooks])
+    -> (Result<Value, DispatchError>, Plan<State>)
   {
     let plan = plan
     let failure = run(action, from: plan.chain.first, in: plan)
@@ -63,7 +65,7 @@ extension StoreCore {
     let result: Result<Value, DispatchError> =
       if let failure { .failure(failure) } else { .success(read(reducer.state)) }
     if agenda.hasFollowUps { runFollowUps() }
-    return (result, plan.chain.afterTurn)
+    return (result, plan)
   }
 
   /// Runs the rest of a chain for an action a middleware passed on: at once during the

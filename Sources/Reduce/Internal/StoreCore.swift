@@ -97,11 +97,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func carryOutAndRelease(_ work: Work, reportingFor action: any Action)
     -> Result<State, DispatchError>
   {
-    let afterTurn = plan.chain.afterTurn
+    let plan = plan
     let result: Result<State, DispatchError> =
       if let failure = carryOut(work) { .failure(failure) } else { .success(reducer.state) }
     turn.release()
-    return afterTurn.isEmpty ? result : finish(result, afterTurn: afterTurn, action: action)
+    guard plan.hasAfterTurn else { return result }
+    return finish(result, afterTurn: plan.chain.afterTurn, action: action)
   }
 
   /// Runs the rest of a chain that a middleware passed on after its dispatch ended, from
