@@ -7,11 +7,11 @@
 public struct Next<State: Sendable>: Sendable {
   /// The store's engine, which lets go of the chain, the mutators and the observers when the
   /// store is deinitialised: a kept `next` keeps only the state the store ended with.
-  @usableFromInline let core: StoreCore<State>
+  let core: StoreCore<State>
   /// The middleware that handles what this `next` passes on; nil: the reducers.
-  @usableFromInline let node: ChainNode<State>?
+  let node: ChainNode<State>?
   /// The dispatch this `next` was given in.
-  @usableFromInline let dispatch: UInt64
+  let dispatch: UInt64
 
   @usableFromInline
   init(core: StoreCore<State>, node: ChainNode<State>?, dispatch: UInt64) {
@@ -46,7 +46,7 @@ public struct Next<State: Sendable>: Sendable {
 /// and its dispatches and reports do nothing.
 public struct MiddlewareContext<State: Sendable>: Sendable {
   /// The store's engine: see ``Next``.
-  @usableFromInline let core: StoreCore<State>
+  let core: StoreCore<State>
   /// The action being handled.
   public let action: any Action
   /// The name of the middleware this context was given to.

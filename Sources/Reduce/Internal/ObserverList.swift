@@ -22,33 +22,22 @@ final class CancellationFlag: Sendable {
 /// touched other bytes only: the bytes are an index, never a way to read or compare the state.
 ///
 /// Single-threaded: only the thread holding the store's turn touches it.
-@usableFromInline
 struct ObserverList<State: Sendable> {
-  @usableFromInline private(set) var groups: [ObserverGroup<State>] = []
-
-  /// Whether there is no observer.
-  @inlinable var isEmpty: Bool { groups.isEmpty }
+  private(set) var groups: [ObserverGroup<State>] = []
   private var lastID: UInt64 = 0
+  /// What a dispatch asks of the list before it reduces, kept up to date here.
+  let summary: ObserverSummary
 
-  /// Whether some observer needs the state before each commit.
-  @usableFromInline private(set) var needsOldState = false
-  /// The bytes of the state the observed values lie in; nil when some value's bytes are
-  /// unknown (a closure, a computed path).
-  @usableFromInline private(set) var watched: [Range<Int>]? = []
-
-  /// Whether a commit whose handlers touched these bytes (nil: unknown) may have changed an
-  /// observed value: decided from the bytes alone, in the dispatch, before any value is read.
-  @inlinable
-  func mayChange(touched: [Range<Int>]?) -> Bool {
-    guard let watched, let touched else { return true }
-    return watched.contains { range in touched.contains { $0.overlaps(range) } }
+  init(summary: ObserverSummary) {
+    self.summary = summary
   }
 
-  /// Recomputes `needsOldState` and `watched` from the groups, once one was removed.
-  private mutating func summarize() {
-    needsOldState = groups.contains { $0.needsOldState }
+  /// Tells the summary what the groups are now, once one was removed.
+  private func summarize() {
     let ranges = groups.compactMap(\.range)
-    watched = ranges.count == groups.count ? ranges : nil
+    summary.set(
+      count: groups.count, needsOldState: groups.contains { $0.needsOldState },
+      watched: ranges.count == groups.count ? ranges : nil)
   }
 
   mutating func makeID() -> UInt64 {
@@ -63,8 +52,7 @@ struct ObserverList<State: Sendable> {
 
   mutating func add(_ group: ObserverGroup<State>) {
     groups.append(group)
-    needsOldState = needsOldState || group.needsOldState
-    if let range = group.range { watched?.append(range) } else { watched = nil }
+    summary.add(needsOldState: group.needsOldState, range: group.range)
   }
 
   /// Removes a member; returns its `finish`, if any, for the caller to call.
@@ -85,8 +73,7 @@ struct ObserverList<State: Sendable> {
   mutating func removeAll() -> [@Sendable () -> Void] {
     defer {
       groups = []
-      needsOldState = false
-      watched = []
+      summarize()
     }
     return groups.flatMap { $0.cancelAll() }
   }
@@ -111,6 +98,49 @@ struct ObserverList<State: Sendable> {
   }
 }
 
+/// What a dispatch asks of a store's observers before it reduces: whether there is any, whether
+/// one needs the state before each commit, and the bytes of the state their values lie in.
+///
+/// ``ObserverList`` keeps it up to date. It is a class of its own, not generic, with private
+/// fields, for the reason ``Agenda`` is: every dispatch reads it, and the compiler checks these
+/// reads when it compiles, where it checked the same reads of the generic list at run time.
+///
+/// Touched only by the thread holding the store's turn.
+@usableFromInline
+final class ObserverSummary: @unchecked Sendable {
+  // `@unchecked Sendable`: touched only by the thread holding the store's turn.
+  private var count = 0
+  private var needsOld = false
+  /// nil when some observed value's bytes are unknown (a closure, a computed path).
+  private var watched: [Range<Int>]? = []
+
+  /// Whether there is no observer.
+  @usableFromInline var isEmpty: Bool { count == 0 }
+
+  /// Whether some observer needs the state before each commit.
+  @usableFromInline var needsOldState: Bool { needsOld }
+
+  /// Whether a commit whose handlers touched these bytes (nil: unknown) may have changed an
+  /// observed value: decided from the bytes alone, in the dispatch, before any value is read.
+  @usableFromInline
+  func mayChange(touched: [Range<Int>]?) -> Bool {
+    guard let watched, let touched else { return true }
+    return watched.contains { range in touched.contains { $0.overlaps(range) } }
+  }
+
+  func add(needsOldState: Bool, range: Range<Int>?) {
+    count += 1
+    needsOld = needsOld || needsOldState
+    if let range { watched?.append(range) } else { watched = nil }
+  }
+
+  func set(count: Int, needsOldState: Bool, watched: [Range<Int>]?) {
+    self.count = count
+    needsOld = needsOldState
+    self.watched = watched
+  }
+}
+
 /// One call of one observer, for delivering several groups in subscription order.
 struct Delivery {
   let id: UInt64
@@ -120,7 +150,6 @@ struct Delivery {
 /// A value observed by one or more subscribers.
 ///
 /// Touched only in the store's turn.
-@usableFromInline
 class ObserverGroup<State: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: its mutable members are touched only by the thread holding the
   // store's turn.

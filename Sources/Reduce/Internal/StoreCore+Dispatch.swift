@@ -142,13 +142,13 @@ extension StoreCore {
     }
     let route = plan.registry.route(for: action)
     let chain = plan.chain
-    if route.mayThrow || observers.needsOldState {
+    if route.mayThrow || watching.needsOldState {
       let change = try reducer.commit(
-        action, route: route, chain: chain, keepOld: observers.needsOldState)
+        action, route: route, chain: chain, keepOld: watching.needsOldState)
       if let change { committed(change, chain) }
       return
     }
-    if chain.recordings.isEmpty && observers.isEmpty {
+    if chain.recordings.isEmpty && watching.isEmpty {
       // Nobody to show the commit to: no commit to make.
       if try reducer.changeInPlace(action, route: route), isObserved { tellObservation() }
       return
@@ -156,7 +156,7 @@ extension StoreCore {
     guard let commit = try reducer.commitInPlace(action, route: route, chain: chain)
     else { return }
     if isObserved { tellObservation() }
-    if !observers.isEmpty, observers.mayChange(touched: route.touched) {
+    if !watching.isEmpty, watching.mayChange(touched: route.touched) {
       tellObservers(commit, touched: route.touched)
     }
     if chain.recordings.isEmpty { return }

@@ -29,7 +29,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   // Touched only holding the turn.
   @usableFromInline let reducer: Reducer<State>
   @usableFromInline var plan = Plan<State>()
-  @usableFromInline var observers = ObserverList<State>()
+  var observers: ObserverList<State>
+  /// What a dispatch asks of `observers`, read without touching the list.
+  @usableFromInline let watching = ObserverSummary()
   @usableFromInline let agenda = Agenda()
   /// Whether `state` was read where Observation tracks it: only then is the registrar told.
   private let isTracked = Atomic<Bool>(false)
@@ -43,6 +45,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     self.fallback = fallback
     isEqual = equality(of: State.self)
     reducer = Reducer(state: initialState)
+    observers = ObserverList(summary: watching)
   }
 
   /// The store's identity, as middleware and commit observers are given it.
