@@ -61,7 +61,6 @@ final class Agenda: @unchecked Sendable {
   }
 
   /// Queues work to run after the current action.
-  @usableFromInline
   func append(_ work: Work) {
     followUps.append(work)
     waiting += 1
@@ -92,7 +91,7 @@ final class ReducerStatus: @unchecked Sendable {
 
   /// Whether a handler or a check is running: the store stops a reducer that reads, dispatches
   /// or subscribes.
-  @usableFromInline var isReducing: Bool { reducing }
+  var isReducing: Bool { reducing }
 
   /// Whether a batch is being reduced.
   @usableFromInline var isStaging: Bool { staging }

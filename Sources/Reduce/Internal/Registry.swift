@@ -136,8 +136,8 @@ struct RegisteredMutator<State: Sendable>: Sendable {
 /// One handler an action runs.
 @usableFromInline
 struct RouteStep<State>: Sendable {
-  @usableFromInline let key: MutatorKey
-  @usableFromInline let handler: Handler<State>
+  let key: MutatorKey
+  let handler: Handler<State>
   /// The bytes of the substate the handler changes; nil when unknown (a lens).
   let range: Range<Int>?
 }
@@ -146,7 +146,7 @@ struct RouteStep<State>: Sendable {
 /// runs them.
 @usableFromInline
 final class Route<State>: Sendable {
-  @usableFromInline let steps: [RouteStep<State>]
+  let steps: [RouteStep<State>]
   /// Whether a handler may throw: the store then keeps the old state to roll back to.
   @usableFromInline let mayThrow: Bool
   @usableFromInline let hasChecks: Bool

@@ -21,7 +21,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   @usableFromInline weak var store: Store<State>?
   let isEqual: (@Sendable (State, State) -> Bool)?
   /// The steps that code compiled for any state calls: see ``Specialized``.
-  @usableFromInline let specialized: Specialized<State>
+  let specialized: Specialized<State>
   /// Touched only holding the turn; nil once the store is closed.
   var fallback: (@Sendable (DispatchError) -> (any Action)?)?
   let errorSinks = Locked(ErrorSinks())
@@ -217,7 +217,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   ///
   /// Another thread gets the state before or after an action, and waits
   /// only while an action's handlers run.
-  @usableFromInline
   func readState(tracked: Bool = false) -> State {
     if tracked, !isTracked.load(ordering: .relaxed) { isTracked.store(true, ordering: .relaxed) }
     if turn.isHeldByCurrentThread {

@@ -174,7 +174,7 @@ final class Handler<State>: Sendable {
   /// Whether `body` may throw, so that the store keeps the old state to roll back to.
   let mayThrow: Bool
   let check: (@Sendable (State, any Action) throws -> Void)?
-  @usableFromInline let body: @Sendable (inout State, any Action) throws -> Void
+  let body: @Sendable (inout State, any Action) throws -> Void
 
   @usableFromInline
   init(
