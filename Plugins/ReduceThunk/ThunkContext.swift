@@ -6,32 +6,27 @@ public import Reduce
 /// of it (or of a type that converts to it with `as?`, so a body may ask for a protocol the app's
 /// dependencies conform to). `Void` asks for nothing.
 public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
-  /// The dependencies given to the store's ``ThunkMiddleware``.
-  ///
-  /// An API client, a clock, a database handle: swap them in tests.
-  public let dependencies: Dependencies
   /// The store's context, as the middleware was given it.
   let base: MiddlewareContext<State>
   let environment: ThunkEnvironment
+  /// Boxed, so that a context is laid out the same whatever `Dependencies` is: the unspecialised
+  /// code that makes one then looks no metadata up (thunk-sync: 6,753 -> 6,390 instructions per
+  /// dispatch, with ``BodyContext``).
+  let box: DependencyBox<Dependencies>
 
   init(
-    _ base: MiddlewareContext<State>, _ environment: ThunkEnvironment, dependencies: Dependencies
+    _ base: MiddlewareContext<State>, _ environment: ThunkEnvironment,
+    dependencies: DependencyBox<Dependencies>
   ) {
     self.base = base
     self.environment = environment
-    self.dependencies = dependencies
+    self.box = dependencies
   }
 
-  init(_ base: MiddlewareContext<State>, resolving environment: ThunkEnvironment)
-    throws(ThunkError)
-  {
-    guard let dependencies = environment.dependencies as? Dependencies else {
-      throw .dependenciesMismatch(
-        expected: String(describing: Dependencies.self),
-        found: String(describing: type(of: environment.dependencies)))
-    }
-    self.init(base, environment, dependencies: dependencies)
-  }
+  /// The dependencies given to the store's ``ThunkMiddleware``.
+  ///
+  /// An API client, a clock, a database handle: swap them in tests.
+  public var dependencies: Dependencies { box.value }
 
   /// The store's current state (redux-thunk's `getState()`).
   ///
