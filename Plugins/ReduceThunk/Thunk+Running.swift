@@ -12,7 +12,9 @@ extension Thunk: ThunkPluginAction, RunnableThunk {
 
   /// Runs the thunk: a synchronous body now, during the dispatch of the thunk; an async one in
   /// a task of its own.
-  func run(_ context: MiddlewareContext<State>, _ environment: ThunkEnvironment) throws {
+  func run(
+    _ context: MiddlewareContext<State>, _ environment: ThunkEnvironment<MiddlewareContext<State>>
+  ) throws {
     // The common case: a synchronous body that nobody awaits and that cancels nothing first.
     // Its error rejects the dispatch. (Through `runSync`, thunk-sync costs 660 instructions more
     // per dispatch.)
@@ -34,8 +36,10 @@ extension Thunk: ThunkPluginAction, RunnableThunk {
   ///
   /// Its error goes to the awaiting `perform`; without one, it rejects the dispatch.
   private func runSync(
-    _ body: @Sendable (MiddlewareContext<State>, ThunkEnvironment) throws -> Value,
-    _ context: MiddlewareContext<State>, _ environment: ThunkEnvironment
+    _ body:
+      @Sendable (MiddlewareContext<State>, ThunkEnvironment<MiddlewareContext<State>>) throws ->
+      Value,
+    _ context: MiddlewareContext<State>, _ environment: ThunkEnvironment<MiddlewareContext<State>>
   ) throws {
     if cancelInFlight {
       for run in environment.runtime.take(id: cancellationID, in: context.storeID) {
@@ -58,9 +62,10 @@ extension Thunk: ThunkPluginAction, RunnableThunk {
   /// or rejects the dispatch.
   private func startAsync(
     _ makeBody:
-      @Sendable (MiddlewareContext<State>, ThunkEnvironment) throws(ThunkError)
+      @Sendable (MiddlewareContext<State>, ThunkEnvironment<MiddlewareContext<State>>)
+      throws(ThunkError)
       -> @Sendable () async throws -> Value,
-    _ context: MiddlewareContext<State>, _ environment: ThunkEnvironment
+    _ context: MiddlewareContext<State>, _ environment: ThunkEnvironment<MiddlewareContext<State>>
   ) throws {
     let call = self.call
     var onCancel: (@Sendable () -> Void)?

@@ -40,9 +40,12 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   /// A synchronous body is run at once; an async one is returned bound to its context, to be
   /// run in a task.
   enum Work: Sendable {
-    case sync(@Sendable (MiddlewareContext<State>, ThunkEnvironment) throws -> Value)
+    case sync(
+      @Sendable (MiddlewareContext<State>, ThunkEnvironment<MiddlewareContext<State>>) throws ->
+        Value)
     case async(
-      @Sendable (MiddlewareContext<State>, ThunkEnvironment) throws(ThunkError)
+      @Sendable (MiddlewareContext<State>, ThunkEnvironment<MiddlewareContext<State>>)
+        throws(ThunkError)
         -> @Sendable () async throws -> Value)
   }
 

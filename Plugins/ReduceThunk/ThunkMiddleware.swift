@@ -22,7 +22,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   let runtime: ThunkRuntime
   let handlers: ThunkHandlers<ThunkHandler<State>>
   /// What every thunk's handler gets besides the store's context.
-  let environment: ThunkEnvironment
+  let environment: ThunkEnvironment<MiddlewareContext<State>>
 
   /// Creates a middleware that runs thunks with dependencies.
   ///

@@ -44,9 +44,10 @@ protocol BodyContext: Sendable {
   associatedtype State: Sendable
   associatedtype Dependencies: Sendable
 
-  /// A context with the dependencies given.
+  /// A context with the dependencies given, holding a copy of the store's context.
   init(
-    _ base: MiddlewareContext<State>, _ environment: ThunkEnvironment,
+    _ base: borrowing MiddlewareContext<State>,
+    _ environment: ThunkEnvironment<MiddlewareContext<State>>,
     dependencies: DependencyBox<Dependencies>)
 }
 

@@ -7,7 +7,9 @@ import Reduce
 final class ThunkHandler<State: Sendable>: Sendable {
   /// Runs an action of the handler's type, given the store's context and the middleware's
   /// environment.
-  typealias Body = @Sendable (any Action, MiddlewareContext<State>, ThunkEnvironment) throws -> Void
+  typealias Body =
+    @Sendable (any Action, MiddlewareContext<State>, ThunkEnvironment<MiddlewareContext<State>>)
+    throws -> Void
 
   let body: Body
 
@@ -32,7 +34,7 @@ final class ThunkHandler<State: Sendable>: Sendable {
   /// rather than from `any Action`.
   private static func run<A: Action, T: RunnableThunk>(
     _ action: A, as _: T.Type, _ context: MiddlewareContext<State>,
-    _ environment: ThunkEnvironment
+    _ environment: ThunkEnvironment<MiddlewareContext<State>>
   ) throws where T.StoreState == State {
     // Handlers are kept by type: the action is always a `T`. (A pattern rather than `as?`,
     // whose `T?` is a type built from `T`.)
@@ -49,7 +51,9 @@ protocol RunnableThunk: Action {
   associatedtype StoreState: Sendable
 
   /// Runs the thunk: what ``ThunkMiddleware`` does with it.
-  func run(_ context: MiddlewareContext<StoreState>, _ environment: ThunkEnvironment) throws
+  func run(
+    _ context: MiddlewareContext<StoreState>,
+    _ environment: ThunkEnvironment<MiddlewareContext<StoreState>>) throws
 }
 
 /// What a ``ThunkMiddleware`` does with the actions of one type.
