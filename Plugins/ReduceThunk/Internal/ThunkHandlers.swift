@@ -7,9 +7,9 @@ import Reduce
 final class ThunkHandler<State: Sendable>: Sendable {
   /// Runs an action of the handler's type, given the store's context and the middleware's
   /// environment.
-  typealias Body =
-    @Sendable (any Action, MiddlewareContext<State>, ThunkEnvironment<MiddlewareContext<State>>)
-    throws -> Void
+  typealias Body = @Sendable (any Action, MiddlewareContext<State>, Environment) throws -> Void
+  /// What the middleware gives a handler besides the store's context.
+  typealias Environment = ThunkEnvironment<MiddlewareContext<State>>
 
   let body: Body
 
@@ -34,7 +34,7 @@ final class ThunkHandler<State: Sendable>: Sendable {
   /// rather than from `any Action`.
   private static func run<A: Action, T: RunnableThunk>(
     _ action: A, as _: T.Type, _ context: MiddlewareContext<State>,
-    _ environment: ThunkEnvironment<MiddlewareContext<State>>
+    _ environment: Environment
   ) throws where T.StoreState == State {
     // Handlers are kept by type: the action is always a `T`. (A pattern rather than `as?`,
     // whose `T?` is a type built from `T`.)
