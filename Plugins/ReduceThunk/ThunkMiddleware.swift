@@ -38,7 +38,8 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
     handlers = ThunkHandlers { action in
       (action as? any ThunkPluginAction)?.handler(in: State.self)
     }
-    environment = ThunkEnvironment(dependencies: dependencies, runtime: runtime, run: nil)
+    environment = ThunkEnvironment(
+      dependencies: DependencyBox(dependencies), runtime: runtime, run: nil)
   }
 
   /// `ThunkMiddleware`, whatever the generic arguments; `Store.perform(_:)` looks for it.

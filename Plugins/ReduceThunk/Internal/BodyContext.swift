@@ -24,6 +24,9 @@ extension ThunkEnvironment {
   func dependencies<Dependencies: Sendable>(as _: Dependencies.Type) throws(ThunkError)
     -> DependencyBox<Dependencies>
   {
+    // The common case: the body asks for the middleware's own type, whose box is made once
+    // (thunk-sync with `Int` dependencies: 6,980 -> 6,405 instructions per dispatch).
+    if let box = dependencyBox as? DependencyBox<Dependencies> { return box }
     guard let value = dependencies as? Dependencies else {
       throw .dependenciesMismatch(
         expected: String(describing: Dependencies.self),

@@ -33,19 +33,31 @@ extension MiddlewareContext: StoreContext {}
 final class ThunkEnvironment<Base: StoreContext>: Sendable {
   /// The middleware's dependencies, boxed once when it is made rather than for every thunk.
   let dependencies: any Sendable
+  /// The same, in the ``DependencyBox`` of their own type that a body's context holds.
+  let dependencyBox: AnyObject & Sendable
   let runtime: ThunkRuntime
   /// The run of an async thunk; nil for a synchronous one.
   let run: ThunkRun?
 
-  init(dependencies: any Sendable, runtime: ThunkRuntime, run: ThunkRun?) {
-    self.dependencies = dependencies
+  init<Dependencies: Sendable>(
+    dependencies: DependencyBox<Dependencies>, runtime: ThunkRuntime, run: ThunkRun?
+  ) {
+    self.dependencies = dependencies.value
+    self.dependencyBox = dependencies
     self.runtime = runtime
+    self.run = run
+  }
+
+  private init(_ environment: ThunkEnvironment, run: ThunkRun) {
+    dependencies = environment.dependencies
+    dependencyBox = environment.dependencyBox
+    runtime = environment.runtime
     self.run = run
   }
 
   /// The environment of an async body: this one plus the body's run.
   func running(_ run: ThunkRun) -> ThunkEnvironment {
-    ThunkEnvironment(dependencies: dependencies, runtime: runtime, run: run)
+    ThunkEnvironment(self, run: run)
   }
 
   /// A copy of a store's context, for a body's context to keep.
