@@ -12,7 +12,7 @@ extension Thunk: ThunkPluginAction, RunnableThunk {
 
   /// Runs the thunk: a synchronous body now, during the dispatch of the thunk; an async one in
   /// a task of its own.
-  func run(_ context: MiddlewareContext<State>, _ environment: ThunkEnvironment) throws {
+  func run(_ context: MiddlewareContext<State>, _ environment: Environment) throws {
     // The common case: a synchronous body that nobody awaits and that cancels nothing first.
     // Its error rejects the dispatch. (Through `runSync`, thunk-sync costs 660 instructions more
     // per dispatch.)
@@ -34,8 +34,8 @@ extension Thunk: ThunkPluginAction, RunnableThunk {
   ///
   /// Its error goes to the awaiting `perform`; without one, it rejects the dispatch.
   private func runSync(
-    _ body: @Sendable (MiddlewareContext<State>, ThunkEnvironment) throws -> Value,
-    _ context: MiddlewareContext<State>, _ environment: ThunkEnvironment
+    _ body: @Sendable (MiddlewareContext<State>, Environment) throws -> Value,
+    _ context: MiddlewareContext<State>, _ environment: Environment
   ) throws {
     if cancelInFlight {
       for run in environment.runtime.take(id: cancellationID, in: context.storeID) {
@@ -58,9 +58,9 @@ extension Thunk: ThunkPluginAction, RunnableThunk {
   /// or rejects the dispatch.
   private func startAsync(
     _ makeBody:
-      @Sendable (MiddlewareContext<State>, ThunkEnvironment) throws(ThunkError)
+      @Sendable (MiddlewareContext<State>, Environment) throws(ThunkError)
       -> @Sendable () async throws -> Value,
-    _ context: MiddlewareContext<State>, _ environment: ThunkEnvironment
+    _ context: MiddlewareContext<State>, _ environment: Environment
   ) throws {
     let call = self.call
     var onCancel: (@Sendable () -> Void)?

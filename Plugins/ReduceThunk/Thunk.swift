@@ -34,15 +34,18 @@ public import Reduce
 /// `ThunkContext<State, Void>` (the type inferred when the closure is not annotated) needs no
 /// dependencies and runs with any ``ThunkMiddleware``.
 public struct Thunk<State: Sendable, Value: Sendable>: Action {
+  /// What the middleware gives a thunk besides the store's context.
+  typealias Environment = ThunkEnvironment<MiddlewareContext<State>>
+
   /// The work: given the store's context and the middleware's environment, makes the body's
   /// context (resolving the dependencies).
   ///
   /// A synchronous body is run at once; an async one is returned bound to its context, to be
   /// run in a task.
   enum Work: Sendable {
-    case sync(@Sendable (MiddlewareContext<State>, ThunkEnvironment) throws -> Value)
+    case sync(@Sendable (MiddlewareContext<State>, Environment) throws -> Value)
     case async(
-      @Sendable (MiddlewareContext<State>, ThunkEnvironment) throws(ThunkError)
+      @Sendable (MiddlewareContext<State>, Environment) throws(ThunkError)
         -> @Sendable () async throws -> Value)
   }
 

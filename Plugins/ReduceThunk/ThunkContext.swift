@@ -6,38 +6,34 @@ public import Reduce
 /// of it (or of a type that converts to it with `as?`, so a body may ask for a protocol the app's
 /// dependencies conform to). `Void` asks for nothing.
 public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
+  /// The store's context, as the middleware was given it.
+  let base: MiddlewareContext<State>
+  let environment: ThunkEnvironment<MiddlewareContext<State>>
+  /// Boxed, so that a context is laid out the same whatever `Dependencies` is: the unspecialised
+  /// code that makes one then looks no metadata up (thunk-sync: 6,753 -> 6,390 instructions per
+  /// dispatch, with ``BodyContext``).
+  let box: DependencyBox<Dependencies>
+
+  init(
+    _ base: borrowing MiddlewareContext<State>,
+    _ environment: ThunkEnvironment<MiddlewareContext<State>>,
+    dependencies: DependencyBox<Dependencies>
+  ) {
+    self.base = environment.copy(base)
+    self.environment = environment
+    self.box = dependencies
+  }
+
   /// The dependencies given to the store's ``ThunkMiddleware``.
   ///
   /// An API client, a clock, a database handle: swap them in tests.
-  public let dependencies: Dependencies
-  /// The store's context, as the middleware was given it.
-  let base: MiddlewareContext<State>
-  let environment: ThunkEnvironment
-
-  init(
-    _ base: MiddlewareContext<State>, _ environment: ThunkEnvironment, dependencies: Dependencies
-  ) {
-    self.base = base
-    self.environment = environment
-    self.dependencies = dependencies
-  }
-
-  init(_ base: MiddlewareContext<State>, resolving environment: ThunkEnvironment)
-    throws(ThunkError)
-  {
-    guard let dependencies = environment.dependencies as? Dependencies else {
-      throw .dependenciesMismatch(
-        expected: String(describing: Dependencies.self),
-        found: String(describing: type(of: environment.dependencies)))
-    }
-    self.init(base, environment, dependencies: dependencies)
-  }
+  public var dependencies: Dependencies { box.value }
 
   /// The store's current state (redux-thunk's `getState()`).
   ///
   /// In an async body it is the latest state, including everything this body dispatched. In a
   /// synchronous body the body's own dispatches are still queued, so they are not in it yet.
-  public var state: State { base.state }
+  public var state: State { environment.state(of: base) }
 
   /// Dispatches an action from the top of the store's chain.
   ///
@@ -53,7 +49,7 @@ public struct ThunkContext<State: Sendable, Dependencies: Sendable>: Sendable {
   @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
     // A synchronous thunk is never cancelled: no guard, and no array to build.
-    guard environment.run != nil else { return base.dispatch(action) }
+    guard environment.run != nil else { return environment.dispatch(action, through: base) }
     return guarded([action])
   }
 

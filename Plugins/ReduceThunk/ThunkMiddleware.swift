@@ -22,7 +22,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
   let runtime: ThunkRuntime
   let handlers: ThunkHandlers<ThunkHandler<State>>
   /// What every thunk's handler gets besides the store's context.
-  let environment: ThunkEnvironment
+  let environment: ThunkEnvironment<MiddlewareContext<State>>
 
   /// Creates a middleware that runs thunks with dependencies.
   ///
@@ -38,7 +38,8 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
     handlers = ThunkHandlers { action in
       (action as? any ThunkPluginAction)?.handler(in: State.self)
     }
-    environment = ThunkEnvironment(dependencies: dependencies, runtime: runtime, run: nil)
+    environment = ThunkEnvironment(
+      dependencies: DependencyBox(dependencies), runtime: runtime, run: nil)
   }
 
   /// `ThunkMiddleware`, whatever the generic arguments; `Store.perform(_:)` looks for it.
