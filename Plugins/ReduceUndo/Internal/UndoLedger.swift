@@ -346,8 +346,19 @@ final class UndoLedger: Sendable {
     guard book.history.status(differsFrom: book.published) else { return false }
     let status = book.history.status
     book.published = status
-    for sink in book.sinks.values { sink.yield(status) }
+    if !book.sinks.isEmpty { yieldLocked(status, to: book.sinks) }
     return true
+  }
+
+  /// Sends a status to streams; the lock must be held.
+  ///
+  /// Apart from ``publishLocked(_:)``: a stream's continuation has a size known only at run
+  /// time, and making room for one on every commit cost about 40 instructions.
+  @inline(never)
+  static func yieldLocked(
+    _ status: UndoStatus, to sinks: [UInt64: AsyncStream<UndoStatus>.Continuation]
+  ) {
+    for sink in sinks.values { sink.yield(status) }
   }
 
   // MARK: Status streams
