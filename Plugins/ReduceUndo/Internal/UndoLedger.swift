@@ -131,7 +131,7 @@ final class UndoLedger: Sendable {
         book.restoring?.committed = true
         return .ignored
       }
-      guard let stay = book.stay, stay.store == store else { return .ignored }
+      guard book.stay?.store == store else { return .ignored }
       guard changed else {
         // No step, but the first value seen is the history's starting point. The status
         // counts steps and names them: it stays as it is.
@@ -144,15 +144,16 @@ final class UndoLedger: Sendable {
       else { return .needsOptions }
       let released = book.history.record(
         after(), from: before, merging: merging, label: label, key: nil, at: nil)
-      return .recorded(stay: stay, changed: Self.publishLocked(&book), released: released)
+      // The stay only when there is news for it: a copy of it is a retain and a release.
+      return .recorded(notify: Self.publishLocked(&book) ? book.stay : nil, released: released)
     }
     switch consume first {
     case .ignored:
       return
-    case .recorded(let stay, let changed, let released):
+    case .recorded(let stay, let released):
       // What the change dropped is released here, after the lock.
       _ = consume released
-      if changed { stay.statusDidChange() }
+      stay?.statusDidChange()
     case .needsOptions:
       recordWithOptions(action, of: store, before: before, after: after())
     }
@@ -162,8 +163,8 @@ final class UndoLedger: Sendable {
   enum FirstPass {
     /// Not a step: a restore, a commit of another store, or one that changed nothing.
     case ignored
-    /// Recorded: the stay, whether the status changed, and what the change dropped.
-    case recorded(stay: UndoStay, changed: Bool, released: Released)
+    /// Recorded: the stay when the status changed, and what the change dropped.
+    case recorded(notify: UndoStay?, released: Released)
     /// A change for the option closures to decide, outside the lock.
     case needsOptions
   }
