@@ -214,7 +214,8 @@ struct UndoHistory: Sendable {
     } else {
       let base = recorded.take() ?? before()
       replaced = past.append(UndoStep(snapshot: consume base, label: label))
-      undoLabel = label
+      // Most changes have no label to put in place of none, and then no retain and release.
+      if label != nil || undoLabel != nil { undoLabel = label }
     }
     recorded = after
     if depth > 0 {

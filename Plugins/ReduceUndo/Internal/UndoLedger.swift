@@ -24,6 +24,10 @@ final class UndoLedger: Sendable {
   /// Whether only explicit groups decide how changes make steps: no `filter`, `groupBy` or
   /// `groupWithin` option.
   let plain: Bool
+  /// How changes merge into steps outside an explicit group.
+  let rule: GroupingRule
+  /// Whether the middleware has a `label` option.
+  let labelled: Bool
   let book: Locked<UndoBook>
 
   /// Creates a ledger with an empty history.
@@ -46,6 +50,8 @@ final class UndoLedger: Sendable {
     self.options = options
     self.isEqual = isEqual
     self.plain = options.filter == nil && options.groupBy == nil && options.groupWithin == nil
+    self.rule = options.rule
+    self.labelled = options.label != nil
     self.book = Locked(UndoBook(history: UndoHistory(limit: options.limit)))
   }
 
@@ -123,9 +129,6 @@ final class UndoLedger: Sendable {
     _ action: any Action, of store: ObjectIdentifier, changed: Bool,
     before: () -> any Sendable, after: () -> any Sendable
   ) {
-    let plain = plain
-    let rule = options.rule
-    let labelled = options.label != nil
     let first = book.withLock { book -> FirstPass in
       if book.restoring?.store == store {
         book.restoring?.committed = true
@@ -202,12 +205,10 @@ final class UndoLedger: Sendable {
     }
     let key = options.groupBy?(action).map(GroupKey.init)
     let time = options.groupWithin == nil ? nil : options.now()
-    let rule = options.rule
     // Decided under the lock when that needs no user code (no `groupBy` keys to compare, no
     // `label` to run); otherwise the open group is read first, to decide outside the lock. Only
     // this store's dispatches change it, and they wait for this one; a detach meanwhile changes
     // the stay, and the change is then dropped.
-    let labelled = options.label != nil
     var undecided: Grouping?
     let changed = change(servingStore: store) { history in
       guard
