@@ -176,6 +176,11 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
+    // Any other action goes straight on, without a call through the typed engine.
+    let actionType = type(of: action)
+    guard actionType == UndoAction.self || actionType == Batch.self else {
+      return try next(action)
+    }
     try engine.handle(action, context: context, next: next)
   }
 
