@@ -176,7 +176,8 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
-    // Any other action goes straight on, without a call through the typed engine.
+    // An action that is neither a command nor a batch goes straight on, without a call through
+    // the typed engine (15 instructions).
     let actionType = type(of: action)
     guard actionType == UndoAction.self || actionType == Batch.self else {
       return try next(action)

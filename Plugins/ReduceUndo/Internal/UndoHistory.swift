@@ -210,7 +210,11 @@ struct UndoHistory: Sendable {
     // Moved out, not copied: a copy of an `any Sendable` runs its type's value witnesses.
     let replaced: UndoStep?
     if merging {
-      replaced = recorded.take().map { UndoStep(snapshot: $0) }
+      if let previous = recorded.take() {
+        replaced = UndoStep(snapshot: previous)
+      } else {
+        replaced = nil
+      }
     } else {
       let base = recorded.take() ?? before()
       replaced = past.append(UndoStep(snapshot: consume base, label: label))
