@@ -176,6 +176,12 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
   public func handle(_ action: any Action, context: MiddlewareContext<State>, next: Next<State>)
     throws
   {
+    // An action that is neither a command nor a batch goes straight on, without a call through
+    // the typed engine (15 instructions).
+    let actionType = type(of: action)
+    guard actionType == UndoAction.self || actionType == Batch.self else {
+      return try next(action)
+    }
     try engine.handle(action, context: context, next: next)
   }
 

@@ -55,23 +55,19 @@ struct Grouping: Sendable {
 /// tracked state's deinitialisers are user code.
 ///
 /// Made in one piece, not filled in field by field: assigning to a field that holds an
-/// `any Sendable` first destroys its old value through the value witnesses.
+/// `any Sendable` first destroys its old value through the value witnesses. Every commit makes,
+/// moves and destroys one, so it has as few fields as will do.
 struct Released: Sendable {
-  /// The oldest step, dropped to keep to the limit.
-  let oldest: UndoStep?
-  /// The newest recorded state, replaced by a change that merged into its step.
-  let merged: (any Sendable)?
+  /// A step dropped: the oldest, to keep to the limit, or the newest recorded state as a step
+  /// without a label, replaced by a change that merged into its step; never both at once.
+  let step: UndoStep?
   /// The redo future, dropped by a new change or a clear.
   let future: [UndoStep]?
   /// The steps to undo, dropped by a clear.
   let past: RingBuffer<UndoStep>?
 
-  init(
-    oldest: UndoStep? = nil, merged: (any Sendable)? = nil, future: [UndoStep]? = nil,
-    past: RingBuffer<UndoStep>? = nil
-  ) {
-    self.oldest = oldest
-    self.merged = merged
+  init(step: UndoStep? = nil, future: [UndoStep]? = nil, past: RingBuffer<UndoStep>? = nil) {
+    self.step = step
     self.future = future
     self.past = past
   }
@@ -212,16 +208,18 @@ struct UndoHistory: Sendable {
       redoLabel = nil
     }
     // Moved out, not copied: a copy of an `any Sendable` runs its type's value witnesses.
-    let merged: (any Sendable)?
-    let oldest: UndoStep?
+    let replaced: UndoStep?
     if merging {
-      merged = recorded.take()
-      oldest = nil
+      if let previous = recorded.take() {
+        replaced = UndoStep(snapshot: previous)
+      } else {
+        replaced = nil
+      }
     } else {
       let base = recorded.take() ?? before()
-      merged = nil
-      oldest = past.append(UndoStep(snapshot: consume base, label: label))
-      undoLabel = label
+      replaced = past.append(UndoStep(snapshot: consume base, label: label))
+      // Most changes have no label to put in place of none, and then no retain and release.
+      if label != nil || undoLabel != nil { undoLabel = label }
     }
     recorded = after
     if depth > 0 {
@@ -232,7 +230,7 @@ struct UndoHistory: Sendable {
       openKey = key
       lastChange = time
     }
-    return Released(oldest: oldest, merged: merged, future: dropped)
+    return Released(step: replaced, future: dropped)
   }
 
   /// Empties the redo future and returns what it held.

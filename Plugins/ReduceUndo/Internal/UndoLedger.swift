@@ -1,16 +1,5 @@
 import Reduce
 
-/// A commit as the ledger records it, without the tracked values: those come boxed, from
-/// closures, only when needed.
-struct TrackedChange {
-  /// The action the store reduced.
-  let action: any Action
-  /// The store that committed.
-  let store: ObjectIdentifier
-  /// Whether the tracked value after the commit differs from the value before, by its `==`.
-  let changed: Bool
-}
-
 /// The bookkeeping of an undo middleware, whatever the tracked type: the history under its
 /// lock, the store served, the decisions of recording, the status and its streams.
 ///
@@ -32,6 +21,13 @@ final class UndoLedger: Sendable {
   let options: UndoOptions
   /// The tracked type's `==` on two boxed values of it: user code, never under the lock.
   let isEqual: @Sendable (any Sendable, any Sendable) -> Bool
+  /// Whether only explicit groups decide how changes make steps: no `filter`, `groupBy` or
+  /// `groupWithin` option.
+  let plain: Bool
+  /// How changes merge into steps outside an explicit group.
+  let rule: GroupingRule
+  /// Whether the middleware has a `label` option.
+  let labelled: Bool
   let book: Locked<UndoBook>
 
   /// Creates a ledger with an empty history.
@@ -53,6 +49,9 @@ final class UndoLedger: Sendable {
     self.name = name
     self.options = options
     self.isEqual = isEqual
+    self.plain = options.filter == nil && options.groupBy == nil && options.groupWithin == nil
+    self.rule = options.rule
+    self.labelled = options.label != nil
     self.book = Locked(UndoBook(history: UndoHistory(limit: options.limit)))
   }
 
@@ -114,58 +113,61 @@ final class UndoLedger: Sendable {
   ///
   /// One hold of the lock does all that needs no user code: it tells a restore apart, notes a
   /// commit that changed nothing, and records a change when no option closure (nor the clock)
-  /// has a say. Any other change goes on to ``recordWithOptions(_:before:after:)``.
+  /// has a say. Any other change goes on to ``recordWithOptions(_:of:before:after:)``.
   ///
   /// The tracked values are boxed only when kept: most commits keep one or none, and boxing a
   /// value of more than three words allocates.
   ///
   /// - Parameters:
-  ///   - commit: The action, the store, and whether the tracked value changed.
+  ///   - action: The action the store reduced.
+  ///   - store: The store that committed.
+  ///   - changed: Whether the tracked value after the commit differs from the value before, by
+  ///     its `==`.
   ///   - before: The tracked value before the commit, boxed.
   ///   - after: The tracked value after it, boxed.
   func record(
-    _ commit: TrackedChange, before: () -> any Sendable, after: () -> any Sendable
+    _ action: any Action, of store: ObjectIdentifier, changed: Bool,
+    before: () -> any Sendable, after: () -> any Sendable
   ) {
-    let plain = options.filter == nil && options.groupBy == nil && options.groupWithin == nil
-    let rule = options.rule
-    let labelled = options.label != nil
     let first = book.withLock { book -> FirstPass in
-      if book.restoring?.store == commit.store {
+      if book.restoring?.store == store {
         book.restoring?.committed = true
-        return .done(stay: nil, changed: false, released: Released())
+        return .ignored
       }
-      guard let stay = book.stay, stay.store == commit.store else {
-        return .done(stay: nil, changed: false, released: Released())
-      }
-      var released = Released()
-      if !commit.changed {
-        // No step, but the first value seen is the history's starting point.
+      guard book.stay?.store == store else { return .ignored }
+      guard changed else {
+        // No step, but the first value seen is the history's starting point. The status
+        // counts steps and names them: it stays as it is.
         book.history.noteBaseline(before)
-      } else if plain,
+        return .ignored
+      }
+      guard plain,
         let (merging, label) = book.history.decision(
           key: nil, at: nil, rule: rule, labelled: labelled)
-      {
-        released = book.history.record(
-          after(), from: before, merging: merging, label: label, key: nil, at: nil)
-      } else {
-        return .needsOptions
-      }
-      return .done(stay: stay, changed: Self.publishLocked(&book), released: released)
+      else { return .needsOptions }
+      let released = book.history.record(
+        after(), from: before, merging: merging, label: label, key: nil, at: nil)
+      // The stay only when there is news for it: a copy of it is a retain and a release.
+      return .recorded(notify: Self.publishLocked(&book) ? book.stay : nil, released: released)
     }
     switch consume first {
-    case .done(let stay, let changed, let released):
+    case .ignored:
+      return
+    case .recorded(let stay, let released):
       // What the change dropped is released here, after the lock.
       _ = consume released
-      if changed, let stay { stay.statusDidChange() }
+      stay?.statusDidChange()
     case .needsOptions:
-      recordWithOptions(commit, before: before, after: after())
+      recordWithOptions(action, of: store, before: before, after: after())
     }
   }
 
-  /// What the first hold of the lock in ``record(_:before:after:)`` made of a commit.
+  /// What the first hold of the lock in ``record(_:of:changed:before:after:)`` made of a commit.
   enum FirstPass {
-    /// Done with: recorded, noted, or not to be recorded; what the change dropped.
-    case done(stay: UndoStay?, changed: Bool, released: Released)
+    /// Not a step: a restore, a commit of another store, or one that changed nothing.
+    case ignored
+    /// Recorded: the stay when the status changed, and what the change dropped.
+    case recorded(notify: UndoStay?, released: Released)
     /// A change for the option closures to decide, outside the lock.
     case needsOptions
   }
@@ -174,14 +176,15 @@ final class UndoLedger: Sendable {
   /// they run outside the lock, between the holds that read and change the history.
   ///
   /// - Parameters:
-  ///   - commit: A commit of the store served that changed the tracked value.
+  ///   - action: The action the store reduced.
+  ///   - store: The store that committed: the one served, when the change is recorded.
   ///   - before: The tracked value before the commit, boxed.
-  ///   - after: The tracked value after it.
+  ///   - after: The tracked value after it, which differs from `before`.
   func recordWithOptions(
-    _ commit: TrackedChange, before: () -> any Sendable, after: any Sendable
+    _ action: any Action, of store: ObjectIdentifier, before: () -> any Sendable,
+    after: any Sendable
   ) {
-    let store = commit.store
-    guard options.filter?(commit.action) ?? true else {
+    guard options.filter?(action) ?? true else {
       // No step, but the first value seen is the history's starting point.
       notify(
         change(servingStore: store) { history in
@@ -200,14 +203,12 @@ final class UndoLedger: Sendable {
     {
       return
     }
-    let key = options.groupBy?(commit.action).map(GroupKey.init)
+    let key = options.groupBy?(action).map(GroupKey.init)
     let time = options.groupWithin == nil ? nil : options.now()
-    let rule = options.rule
     // Decided under the lock when that needs no user code (no `groupBy` keys to compare, no
     // `label` to run); otherwise the open group is read first, to decide outside the lock. Only
     // this store's dispatches change it, and they wait for this one; a detach meanwhile changes
     // the stay, and the change is then dropped.
-    let labelled = options.label != nil
     var undecided: Grouping?
     let changed = change(servingStore: store) { history in
       guard
@@ -222,7 +223,7 @@ final class UndoLedger: Sendable {
         after, from: before, merging: merging, label: label, key: key, at: time)
     }
     guard let grouping = undecided, let stay = changed.stay else { return notify(changed) }
-    let (merging, label) = decide(grouping, key: key, action: commit.action)
+    let (merging, label) = decide(grouping, key: key, action: action)
     let decided = change(in: stay) { history in
       history.record(after, from: before, merging: merging, label: label, key: key, at: time)
     }
@@ -347,8 +348,19 @@ final class UndoLedger: Sendable {
     guard book.history.status(differsFrom: book.published) else { return false }
     let status = book.history.status
     book.published = status
-    for sink in book.sinks.values { sink.yield(status) }
+    if !book.sinks.isEmpty { yieldLocked(status, to: book.sinks) }
     return true
+  }
+
+  /// Sends a status to streams; the lock must be held.
+  ///
+  /// Apart from ``publishLocked(_:)``: a stream's continuation has a size known only at run
+  /// time, and making room for one on every commit cost about 40 instructions.
+  @inline(never)
+  static func yieldLocked(
+    _ status: UndoStatus, to sinks: [UInt64: AsyncStream<UndoStatus>.Continuation]
+  ) {
+    for sink in sinks.values { sink.yield(status) }
   }
 
   // MARK: Status streams

@@ -83,8 +83,8 @@ final class UndoRecorder<State: Sendable, Substate: Equatable & Sendable>: UndoE
     let before = commit.before
     let after = commit.after
     ledger.record(
-      TrackedChange(action: commit.action, store: commit.store, changed: before != after),
-      before: { before }, after: { after })
+      commit.action, of: commit.store, changed: before != after, before: { before },
+      after: { after })
   }
 }
 
