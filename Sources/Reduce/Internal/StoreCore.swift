@@ -103,9 +103,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     let plan = plan
     let result: Result<State, DispatchError> =
       if let failure = carryOut(work) { .failure(failure) } else { .success(reducer.state) }
-    turn.release()
-    guard plan.hasAfterTurn else { return result }
-    return finish(result, afterTurn: plan.chain.afterTurn, action: action)
+    return release(result, ranWith: plan, reportingFor: action)
   }
 
   /// Runs the rest of a chain that a middleware passed on after its dispatch ended, from
