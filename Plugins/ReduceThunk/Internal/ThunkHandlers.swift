@@ -68,25 +68,9 @@ private struct ActionRoute {
 }
 
 extension [ActionRoute] {
-  /// Where the route of `type` is in routes sorted by type, or where it goes: the index of the
-  /// first route whose type is not below it.
-  fileprivate func index(of type: ObjectIdentifier) -> Int {
-    var low = 0
-    var high = count
-    while low < high {
-      let middle = (low + high) / 2
-      if self[middle].type < type {
-        low = middle + 1
-      } else {
-        high = middle
-      }
-    }
-    return low
-  }
-
   /// The route of `type`, when it is known.
   fileprivate func route(of type: ObjectIdentifier) -> ActionRoute? {
-    let index = index(of: type)
+    let index = lowerBound(of: type, by: \.type)
     return index < count && self[index].type == type ? self[index] : nil
   }
 }
@@ -122,7 +106,7 @@ final class ThunkHandlers<Handler: AnyObject & Sendable>: Sendable {
     }
     let handler = learn(action)
     routes.withLock { routes in
-      let index = routes.index(of: type)
+      let index = routes.lowerBound(of: type, by: \.type)
       // Another dispatch may have learnt the type meanwhile: the same route.
       if index == routes.count || routes[index].type != type {
         routes.insert(ActionRoute(type: type, handler: handler), at: index)

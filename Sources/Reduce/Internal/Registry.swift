@@ -62,12 +62,7 @@ final class Registry<State: Sendable>: Sendable {
   @inlinable
   func route(for action: any Action) -> Route<State> {
     let type = ObjectIdentifier(action.dispatchedType)
-    var low = 0
-    var high = routedTypes.count
-    while low < high {
-      let middle = (low + high) / 2
-      if routedTypes[middle] < type { low = middle + 1 } else { high = middle }
-    }
+    let low = routedTypes.lowerBound(of: type) { $0 }
     return low < routedTypes.count && routedTypes[low] == type ? routes[low] : everyAction
   }
 
@@ -171,5 +166,25 @@ final class Route<State>: Sendable {
     self.keys = steps.map(\.key)
     self.bodies = steps.map(\.handler.body)
     self.isEmpty = steps.isEmpty && !replacesState
+  }
+}
+
+extension Array {
+  /// The index of the first element whose key is not below `key`, in an array sorted by key
+  /// (`count` when there is none), found by halving: where an element of that key is, or goes.
+  ///
+  /// - Parameters:
+  ///   - key: The key to look for.
+  ///   - keyOf: Each element's key.
+  /// - Returns: The index.
+  @inlinable
+  package func lowerBound<Key: Comparable>(of key: Key, by keyOf: (Element) -> Key) -> Int {
+    var low = 0
+    var high = count
+    while low < high {
+      let middle = (low + high) / 2
+      if keyOf(self[middle]) < key { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 }
