@@ -288,36 +288,20 @@ public final class PostgresLogSink: LogSink, Sendable {
     run: (PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult,
     holder read: () async throws(PostgresJournalError) -> StreamHolder
   ) async throws(PostgresJournalError) -> (term: Int, granted: ContinuousClock.Instant) {
-    let start = ContinuousClock.now
     let term = holder.term
-    if !ignoringLease {
-      _ = try await run(JournalSQL.requestTakeover(stream: stream, term: term, writer: writer))
-    }
-    while true {
-      let sent = ContinuousClock.now
-      let taken = try await run(
-        JournalSQL.takeOver(
-          stream: stream, term: term, writer: writer, session: session, lease: lease,
-          ignoringLease: ignoringLease)
-      ).rows.first.flatMap { try? $0.decode(Int64.self) }
-      if let taken { return (Int(taken), sent) }
-      let now = try await read()
+    return try await waitForLease(
+      stream: stream, from: holder, waitingAtMost: limit,
+      requesting: ignoringLease
+        ? nil : JournalSQL.requestTakeover(stream: stream, term: term, writer: writer),
+      trying: JournalSQL.takeOver(
+        stream: stream, term: term, writer: writer, session: session, lease: lease,
+        ignoringLease: ignoringLease),
+      withdrawing: JournalSQL.withdrawTakeover(stream: stream, term: term, writer: writer),
+      cancelled: "the takeover was cancelled", run: run, holder: read
+    ) { now throws(PostgresJournalError) in
       // Another takeover raised the term first.
       guard now.term == term else { throw .fenced(stream: stream, holder: now.name) }
-      let waited = start.duration(to: .now)
-      guard waited < limit else {
-        _ = try? await run(
-          JournalSQL.withdrawTakeover(stream: stream, term: term, writer: writer))
-        throw .leaseHeld(stream: stream, holder: now.name, waited: waited)
-      }
-      // The lease can only be extended meanwhile: sleep until it would end, a little after.
-      do {
-        try await Task.sleep(for: min(now.untilLapsed, limit - waited))
-      } catch {
-        _ = try? await run(
-          JournalSQL.withdrawTakeover(stream: stream, term: term, writer: writer))
-        throw .unavailable(stream: stream, reason: "the takeover was cancelled")
-      }
+      return now.name
     }
   }
 
@@ -336,34 +320,62 @@ public final class PostgresLogSink: LogSink, Sendable {
     run: (PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult,
     holder read: () async throws(PostgresJournalError) -> StreamHolder
   ) async throws(PostgresJournalError) -> (term: Int, granted: ContinuousClock.Instant) {
-    let start = ContinuousClock.now
     let term = holder.term
-    var current = holder
-    while true {
+    return try await waitForLease(
+      stream: stream, from: holder, waitingAtMost: limit,
+      trying: JournalSQL.claim(
+        stream: stream, term: term, writer: writer, session: session, lease: lease,
+        ignoringLease: ignoringLease),
+      cancelled: "the opening was cancelled", run: run, holder: read
+    ) { current throws(PostgresJournalError) in
       guard current.term == term, current.name == writer else {
         throw .fenced(
           stream: stream,
           holder: current.name == writer ? Lease.otherSession(of: writer) : current.name)
       }
       if let taker = current.taker { throw .fenced(stream: stream, holder: taker) }
+      return Lease.otherSession(of: writer)
+    }
+  }
+
+  /// The wait of a takeover and of a claim: sends `request` (if any), then `statement` until it
+  /// grants the lease (answering the term), for at most `limit`; returns the term and when the
+  /// granting statement was sent.
+  ///
+  /// `judge` checks the holder before the first try and after each: it throws when the wait
+  /// cannot succeed (fenced), and otherwise names the holder for
+  /// ``PostgresJournalError/leaseHeld(stream:holder:waited:)``. Between tries the wait sleeps
+  /// until the holder's lease would lapse (it can only be extended meanwhile), a little after.
+  /// Giving up (the limit, or the task cancelled, then
+  /// ``PostgresJournalError/unavailable(stream:reason:)`` with `cancelled`), it sends
+  /// `withdrawal` (if any), ignoring its failure.
+  private static func waitForLease(
+    stream: String, from holder: StreamHolder, waitingAtMost limit: Duration,
+    requesting request: PostgresQuery? = nil, trying statement: PostgresQuery,
+    withdrawing withdrawal: PostgresQuery? = nil, cancelled: String,
+    run: (PostgresQuery) async throws(PostgresJournalError) -> PostgresQueryResult,
+    holder read: () async throws(PostgresJournalError) -> StreamHolder,
+    judging judge: (StreamHolder) throws(PostgresJournalError) -> String
+  ) async throws(PostgresJournalError) -> (term: Int, granted: ContinuousClock.Instant) {
+    let start = ContinuousClock.now
+    _ = try judge(holder)
+    if let request { _ = try await run(request) }
+    while true {
       let sent = ContinuousClock.now
-      let claimed = try await run(
-        JournalSQL.claim(
-          stream: stream, term: term, writer: writer, session: session, lease: lease,
-          ignoringLease: ignoringLease)
-      ).rows.first.flatMap { try? $0.decode(Int64.self) }
-      if let claimed { return (Int(claimed), sent) }
-      current = try await read()
-      guard current.term == term, current.name == writer, current.taker == nil else { continue }
+      let granted = try await run(statement).rows.first.flatMap { try? $0.decode(Int64.self) }
+      if let granted { return (Int(granted), sent) }
+      let current = try await read()
+      let name = try judge(current)
       let waited = start.duration(to: .now)
       guard waited < limit else {
-        throw .leaseHeld(stream: stream, holder: Lease.otherSession(of: writer), waited: waited)
+        if let withdrawal { _ = try? await run(withdrawal) }
+        throw .leaseHeld(stream: stream, holder: name, waited: waited)
       }
-      // The lease can only be extended meanwhile: sleep until it would end, a little after.
       do {
         try await Task.sleep(for: min(current.untilLapsed, limit - waited))
       } catch {
-        throw .unavailable(stream: stream, reason: "the opening was cancelled")
+        if let withdrawal { _ = try? await run(withdrawal) }
+        throw .unavailable(stream: stream, reason: cancelled)
       }
     }
   }

@@ -7,11 +7,6 @@ import Testing
 
 @testable import ReducePostgres
 
-/// The short lease of these tests: 4 s, of which the commit timeout (2 s) is the margin, so a
-/// lease runs 2 s on the writer's clock after each renewal.
-let testLease = Duration.seconds(4)
-let testTimeout = Duration.seconds(2)
-
 /// What the old writer's threads saw while its stream was taken over.
 final class WriterLog: @unchecked Sendable {
   // `@unchecked Sendable`: every property is reached only holding `lock`.
@@ -25,46 +20,6 @@ final class WriterLog: @unchecked Sendable {
   var failures: [DispatchError] { lock.withLock { firstFailures } }
 }
 
-/// The journal error under a dispatch's failure, if it is one.
-func journalError(_ error: DispatchError) -> PostgresJournalError? {
-  guard case .middlewareFailed(_, _, let underlying) = error else { return nil }
-  return underlying as? PostgresJournalError
-}
-
-/// Replays a stream from its beginning through `sequence` into a new store of `Account`.
-func replayed(
-  _ stream: String, in cluster: PostgresCluster, through sequence: Int
-) async throws -> Account {
-  let store = try Store(initialState: Account(), mutators: [balance, deposits])
-  let position = try await AuditLog.replay(
-    from: PostgresJournalSource(configuration: cluster.configuration, stream: stream),
-    into: store, actions: ReplayableActions([Deposit.self]), start: .beginning,
-    through: sequence)
-  #expect(position.sequence == sequence)
-  return store.state
-}
-
-/// The stream's `lease_until - now()` by PostgreSQL's clock, in seconds.
-func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws -> Double {
-  let connection = try await PostgresConnection.connect(
-    on: PostgresLogSink.eventLoopGroup.next(), configuration: cluster.configuration, id: 9,
-    logger: Logger(label: "tests"))
-  var remaining = -1.0
-  do {
-    let rows = try await connection.query(
-      """
-      SELECT extract(epoch FROM lease_until - now())::float8 FROM reduce_journal_streams
-        WHERE stream = \(stream)
-      """, logger: Logger(label: "tests"))
-    for try await value in rows.decode(Double.self) { remaining = value }
-  } catch {
-    try? await connection.close()
-    throw error
-  }
-  try await connection.close()
-  return remaining
-}
-
 @Suite(.timeLimit(.minutes(2))) struct LeaseTests {
   @Test(
     "a writer taken over while it dispatches from 4 threads: its state is the journal's through its last commit, and every later dispatch is refused and changes nothing"
@@ -72,9 +27,7 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
   func takeoverOfLiveWriter() async throws {
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
-    let old = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
-      timeout: testTimeout)
+    let old = try await openSink(stream, writer: "a", in: cluster)
     let store = try auditedStore(old)
     let log = WriterLog()
     let writers = Task.detached {
@@ -97,9 +50,7 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     }
     try await Task.sleep(for: .milliseconds(300))
     let asked = ContinuousClock.now
-    let new = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "b", takingOver: true,
-      lease: testLease, timeout: testTimeout)
+    let new = try await openSink(stream, writer: "b", in: cluster, takingOver: true)
     let waited = asked.duration(to: .now)
     await writers.value
     #expect(new.term == old.term + 1)
@@ -124,50 +75,20 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     // Every later dispatch fails with the typed error and changes nothing.
     let state = store.state
     for amount in 1...3 {
-      let refused = store.dispatch(Deposit(amount: amount))
-      guard case .failure(let error) = refused else {
-        Issue.record("the old writer's dispatch succeeded")
-        continue
-      }
-      #expect(journalError(error)?.isFinal == true, "\(error)")
+      #expect(refusedDeposit(amount, to: store)?.isFinal == true)
     }
     #expect(store.state == state)
     _ = try auditedStore(new, initial: state).dispatch(Deposit(amount: 7)).get()
-    #expect(
-      try AuditLog.verify(try await storedLog(stream, in: cluster)) == state.deposits.count + 1)
+    #expect(try await verifiedEntries(stream, in: cluster) == state.deposits.count + 1)
   }
 
   @Test("a takeover of a killed writer waits for its lease, and not longer")
   func takeoverOfKilledWriter() async throws {
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
-    let writer = try ChildProcess(
-      "ReducePostgresCrashWriter", arguments: [cluster.socketPath, stream, "a", "25"],
-      environment: ["REDUCE_PG_LEASE_SECONDS": "2"])
-    guard await offPool({ writer.waitForLine(startingWith: "ack 20", until: Date() + 30) }) != nil
-    else {
-      await offPool { writer.kill() }
-      Issue.record("the writer did not write: \(writer.standardError)")
-      return
-    }
-    // Killed, or ended after its 25 deposits without closing its sink: dead either way, its
-    // lease left to lapse.
-    await offPool { writer.kill() }
-    let acknowledged =
-      writer.lines.compactMap { line in
-        line.hasPrefix("ack ") ? Int(line.dropFirst("ack ".count)) : nil
-      }.last ?? 0
-    // Timed from before the query, whose answer may come late on a loaded machine.
-    let start = ContinuousClock.now
-    // What is left of its lease (2 s from its last commit, just before the kill), by
-    // PostgreSQL's clock.
-    // (Nothing is left if the machine stalled this test for longer than that after the kill.)
-    let remaining = Duration.milliseconds(
-      max(0, Int64(try await leaseRemaining(stream, in: cluster) * 1000)))
-    let new = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "b", takingOver: true,
-      lease: testLease, timeout: testTimeout)
-    let waited = start.duration(to: .now)
+    guard let acknowledged = try await killedWriter(stream, in: cluster) else { return }
+    let (new, remaining, waited) = try await openTimed(
+      stream, writer: "b", in: cluster, takingOver: true)
     // It waited for the lease, and not much more (the rest is the statements' time, and the
     // stalls of a loaded 2-core machine: 2 s were seen; the default lease would be 15 s).
     #expect(waited >= remaining - .milliseconds(100), "the takeover waited \(waited)")
@@ -187,10 +108,28 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
       Issue.record("the writer did not write: \(writer.standardError)")
       return nil
     }
+    // Killed, or ended after its 25 deposits without closing its sink: dead either way, its
+    // lease left to lapse.
     await offPool { writer.kill() }
     return writer.lines.compactMap { line in
       line.hasPrefix("ack ") ? Int(line.dropFirst("ack ".count)) : nil
     }.last ?? 0
+  }
+
+  /// Opens a sink of `writer` on `stream` after ``killedWriter(_:in:)``: returns it, what was
+  /// left of the killed writer's lease by PostgreSQL's clock when the opening began, and how
+  /// long the opening took.
+  private func openTimed(
+    _ stream: String, writer: String, in cluster: PostgresCluster, takingOver: Bool = false
+  ) async throws -> (sink: PostgresLogSink, remaining: Duration, waited: Duration) {
+    // Timed from before the query, whose answer may come late on a loaded machine.
+    let start = ContinuousClock.now
+    // What is left of the lease (2 s from the writer's last commit, just before the kill).
+    // (Nothing is left if the machine stalled this test for longer than that after the kill.)
+    let remaining = Duration.milliseconds(
+      max(0, Int64(try await leaseRemaining(stream, in: cluster) * 1000)))
+    let sink = try await openSink(stream, writer: writer, in: cluster, takingOver: takingOver)
+    return (sink, remaining, start.duration(to: .now))
   }
 
   @Test(
@@ -199,13 +138,7 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
     guard let acknowledged = try await killedWriter(stream, in: cluster) else { return }
-    let start = ContinuousClock.now
-    let remaining = Duration.milliseconds(
-      max(0, Int64(try await leaseRemaining(stream, in: cluster) * 1000)))
-    let restarted = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
-      timeout: testTimeout)
-    let waited = start.duration(to: .now)
+    let (restarted, remaining, waited) = try await openTimed(stream, writer: "a", in: cluster)
     #expect(waited >= remaining - .milliseconds(100), "the restart waited \(waited)")
     #expect(waited < remaining + .seconds(4), "the restart waited \(waited) of \(remaining)")
     #expect(restarted.term == 1)
@@ -225,31 +158,23 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
         WHERE stream = \(stream)
       """, in: cluster)
     let start = ContinuousClock.now
-    let restarted = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "a",
-      ignoringHolderLease: true, takeoverTimeout: .seconds(30), lease: testLease,
-      timeout: testTimeout)
+    let restarted = try await openSink(
+      stream, writer: "a", in: cluster, ignoringHolderLease: true, takeoverTimeout: .seconds(30))
     #expect(start.duration(to: .now) < testLease - testTimeout)
     #expect(restarted.openedPosition.sequence >= acknowledged)
     _ = try auditedStore(restarted).dispatch(Deposit(amount: 1)).get()
     #expect(
-      try AuditLog.verify(try await storedLog(stream, in: cluster))
-        == restarted.openedPosition.sequence + 1)
+      try await verifiedEntries(stream, in: cluster) == restarted.openedPosition.sequence + 1)
   }
 
   @Test("a closed holder's lease ends with it: a takeover need not wait")
   func closedHolderReleasesLease() async throws {
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
-    let holder = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
-      timeout: testTimeout)
-    _ = try auditedStore(holder).dispatch(Deposit(amount: 1)).get()
+    let (holder, _) = try await writerWithOneDeposit(stream, in: cluster)
     holder.close()
     let start = ContinuousClock.now
-    let new = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "b", takingOver: true,
-      lease: testLease, timeout: testTimeout)
+    let new = try await openSink(stream, writer: "b", in: cluster, takingOver: true)
     #expect(start.duration(to: .now) < testLease - testTimeout)
     #expect(new.openedPosition.sequence == 1)
   }
@@ -258,9 +183,7 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
   func takeoverTimesOut() async throws {
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
-    let holder = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
-      timeout: testTimeout)
+    let holder = try await openSink(stream, writer: "a", in: cluster)
     // A holder that would ignore the request to stop: its lease runs for an hour.
     try await execute(
       """
@@ -268,9 +191,8 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
         WHERE stream = \(stream)
       """, in: cluster)
     do {
-      _ = try await PostgresLogSink.open(
-        configuration: cluster.configuration, stream: stream, writer: "b", takingOver: true,
-        takeoverTimeout: .milliseconds(500), lease: testLease, timeout: testTimeout)
+      _ = try await openSink(
+        stream, writer: "b", in: cluster, takingOver: true, takeoverTimeout: .milliseconds(500))
       Issue.record("the takeover did not wait for the lease")
     } catch .leaseHeld(let failed, let name, let waited) {
       #expect(failed == stream)
@@ -280,9 +202,7 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     // The term is unchanged and the request withdrawn: the holder's sink still refuses (it
     // saw the request), and the holder, reopened, holds the stream.
     holder.close()
-    let reopened = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
-      timeout: testTimeout)
+    let reopened = try await openSink(stream, writer: "a", in: cluster)
     #expect(reopened.term == holder.term)
   }
 
@@ -290,13 +210,10 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
   func takeoverIgnoringLease() async throws {
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
-    let holder = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
-      timeout: testTimeout)
+    let holder = try await openSink(stream, writer: "a", in: cluster)
     let start = ContinuousClock.now
-    let new = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "b", takingOver: true,
-      ignoringHolderLease: true, lease: testLease, timeout: testTimeout)
+    let new = try await openSink(
+      stream, writer: "b", in: cluster, takingOver: true, ignoringHolderLease: true)
     #expect(start.duration(to: .now) < testLease - testTimeout)
     #expect(new.term == holder.term + 1)
     // The holder learns it at its next commit (its change is then made and not recorded: the
@@ -309,11 +226,7 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
   func idleWriterKeepsLease() async throws {
     let cluster = try sharedCluster.get()
     let stream = uniqueStream()
-    let sink = try await PostgresLogSink.open(
-      configuration: cluster.configuration, stream: stream, writer: "a", lease: testLease,
-      timeout: testTimeout)
-    let store = try auditedStore(sink)
-    _ = try store.dispatch(Deposit(amount: 1)).get()
+    let (sink, store) = try await writerWithOneDeposit(stream, in: cluster)
     let committed = sink.commitCounts.commits
     // Idle for twice the lease: only the background renewal can keep it.
     try await Task.sleep(for: testLease * 2)
@@ -354,12 +267,7 @@ func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws 
     #expect(lapsed <= .now + testLease - testTimeout)
     try await Task.sleep(until: lapsed + .milliseconds(50), clock: .continuous)
     for amount in 2...4 {
-      let refused = store.dispatch(Deposit(amount: amount))
-      guard case .failure(let error) = refused else {
-        Issue.record("a change was accepted without a lease")
-        continue
-      }
-      #expect(journalError(error) == .leaseExpired(stream: stream), "\(error)")
+      #expect(refusedDeposit(amount, to: store) == .leaseExpired(stream: stream))
     }
     #expect(store.state.deposits == [1])
 

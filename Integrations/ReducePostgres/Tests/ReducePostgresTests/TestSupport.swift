@@ -4,6 +4,7 @@ import PostgresNIO
 import Reduce
 import ReduceLogging
 import ReducePostgresCluster
+import Testing
 
 @testable import ReducePostgres
 
@@ -61,6 +62,55 @@ func auditedStore(_ sink: PostgresLogSink, initial: Account = Account()) throws 
   let store = try Store(initialState: initial, mutators: [balance, deposits])
   try store.use(AuditTrail<Account>(sink: sink))
   return store
+}
+
+/// The short lease of these tests: 4 s, of which the commit timeout (2 s) is the margin, so a
+/// lease runs 2 s on the writer's clock after each renewal.
+let testLease = Duration.seconds(4)
+let testTimeout = Duration.seconds(2)
+
+/// Opens a sink of `writer` on `stream`, with the tests' short lease unless told otherwise, and
+/// `PostgresLogSink.open`'s default `takeoverTimeout` (60 s).
+func openSink(
+  _ stream: String, writer: String, in cluster: PostgresCluster, takingOver: Bool = false,
+  ignoringHolderLease: Bool = false, takeoverTimeout: Duration = .seconds(60),
+  lease: Duration = testLease, timeout: Duration = testTimeout
+) async throws(PostgresJournalError) -> PostgresLogSink {
+  try await PostgresLogSink.open(
+    configuration: cluster.configuration, stream: stream, writer: writer,
+    takingOver: takingOver, ignoringHolderLease: ignoringHolderLease,
+    takeoverTimeout: takeoverTimeout, lease: lease, timeout: timeout)
+}
+
+/// Opens a sink of `writer` on `stream` (the short lease unless told otherwise) and a store it
+/// audits, and commits a deposit of 1 through them: the state is then ``afterOneDeposit``.
+func writerWithOneDeposit(
+  _ stream: String, writer: String = "a", in cluster: PostgresCluster,
+  lease: Duration = testLease, timeout: Duration = testTimeout
+) async throws -> (sink: PostgresLogSink, store: Store<Account>) {
+  let sink = try await openSink(
+    stream, writer: writer, in: cluster, lease: lease, timeout: timeout)
+  let store = try auditedStore(sink)
+  _ = try store.dispatch(Deposit(amount: 1)).get()
+  return (sink, store)
+}
+
+/// The state of a store after ``writerWithOneDeposit(_:writer:in:lease:timeout:)``.
+let afterOneDeposit = Account(balance: 1, deposits: [1])
+
+/// Continues a stream after its first deposit with `sink` (its next holder, or its holder's
+/// next session): commits a deposit of 2 through a store it audits, which starts from
+/// ``afterOneDeposit``, and returns how many entries the stream's lines then verify to.
+func continueAfterOneDeposit(
+  with sink: PostgresLogSink, in cluster: PostgresCluster
+) async throws -> Int {
+  _ = try auditedStore(sink, initial: afterOneDeposit).dispatch(Deposit(amount: 2)).get()
+  return try await verifiedEntries(sink.stream, in: cluster)
+}
+
+/// How many entries a stream's lines, joined as a log, verify to (`AuditLog.verify(_:)`).
+func verifiedEntries(_ stream: String, in cluster: PostgresCluster) async throws -> Int {
+  try AuditLog.verify(try await storedLog(stream, in: cluster))
 }
 
 /// Reads a stream's lines, in `seq` order, straight from the table.
@@ -147,4 +197,62 @@ final class Countdown: @unchecked Sendable {
     }
     if done { then() }
   }
+}
+
+/// The journal error under a dispatch's failure, if it is one.
+func journalError(_ error: DispatchError) -> PostgresJournalError? {
+  guard case .middlewareFailed(_, _, let underlying) = error else { return nil }
+  return underlying as? PostgresJournalError
+}
+
+/// Dispatches a deposit of `amount` that the store's sink should refuse, and returns the journal
+/// error the dispatch failed with; records an issue, and returns nil, when the deposit was
+/// accepted or failed for another reason.
+func refusedDeposit(
+  _ amount: Int, to store: Store<Account>, sourceLocation: SourceLocation = #_sourceLocation
+) -> PostgresJournalError? {
+  guard case .failure(let error) = store.dispatch(Deposit(amount: amount)) else {
+    Issue.record("the deposit of \(amount) was accepted", sourceLocation: sourceLocation)
+    return nil
+  }
+  guard let refusal = journalError(error) else {
+    Issue.record(
+      "the deposit of \(amount) failed with \(error)", sourceLocation: sourceLocation)
+    return nil
+  }
+  return refusal
+}
+
+/// Replays a stream from its beginning through `sequence` into a new store of `Account`.
+func replayed(
+  _ stream: String, in cluster: PostgresCluster, through sequence: Int
+) async throws -> Account {
+  let store = try Store(initialState: Account(), mutators: [balance, deposits])
+  let position = try await AuditLog.replay(
+    from: PostgresJournalSource(configuration: cluster.configuration, stream: stream),
+    into: store, actions: ReplayableActions([Deposit.self]), start: .beginning,
+    through: sequence)
+  #expect(position.sequence == sequence)
+  return store.state
+}
+
+/// The stream's `lease_until - now()` by PostgreSQL's clock, in seconds.
+func leaseRemaining(_ stream: String, in cluster: PostgresCluster) async throws -> Double {
+  let connection = try await PostgresConnection.connect(
+    on: PostgresLogSink.eventLoopGroup.next(), configuration: cluster.configuration, id: 9,
+    logger: Logger(label: "tests"))
+  var remaining = -1.0
+  do {
+    let rows = try await connection.query(
+      """
+      SELECT extract(epoch FROM lease_until - now())::float8 FROM reduce_journal_streams
+        WHERE stream = \(stream)
+      """, logger: Logger(label: "tests"))
+    for try await value in rows.decode(Double.self) { remaining = value }
+  } catch {
+    try? await connection.close()
+    throw error
+  }
+  try await connection.close()
+  return remaining
 }
