@@ -10,15 +10,21 @@
 # Instruction counts do not depend on the machine's load, unlike times. The budgets live with
 # the workloads (Sources/reduce-bench); `reduce-bench --list-budgets` names the workloads to
 # count and `reduce-bench --check-instructions NAME=COUNT ...` judges the counts.
+# REDUCE_BENCH names a release build of reduce-bench to count instead of building one (CI
+# passes the one it built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
-swift build -c release --product reduce-bench >&2
-bench="$(swift build -c release --show-bin-path)/reduce-bench"
+bench="${REDUCE_BENCH:-}"
+if [[ -z "$bench" ]]; then
+  swift build -c release --product reduce-bench >&2
+  bench="$(swift build -c release --show-bin-path)/reduce-bench"
+fi
 
 # Instructions callgrind counts for WORKLOAD's store with N dispatches: total (WORKLOAD, N).
+# Hashing is seeded the same in every run, so that a dictionary costs the same each time.
 total() {
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bench" --profile "$1" --dispatches "$2" 2>&1 \
+  SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bench" --profile "$1" --dispatches "$2" 2>&1 \
     | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 

@@ -50,7 +50,7 @@ func pluginWorkloads() -> [Workload] {
     pluginWorkload("logging-text", dispatches: 50_000, target: nil) {
       LoggingMiddleware<CounterState>(format: .text(style: .compact), sink: DiscardingSink())
     },
-    pluginWorkload("undo", target: .instructions(4_000)) {
+    pluginWorkload("undo", target: .instructions(5_000)) {
       try UndoMiddleware<CounterState>(limit: 10_000)
     },
     pluginWorkload("custom-recorder", target: .instructionsRelative(to: "undo", factor: 1.5)) {

@@ -186,14 +186,14 @@ func largeArraySegments(_ count: Int) throws -> (store: [Double], baseline: [Dou
 func coreWorkloads() -> [Workload] {
   [
     Workload(
-      "counter", target: .instructions(1_200),
+      "counter", target: .instructions(1_500),
       store: { count in
         let store = try counterStore()
         return { for _ in 0..<count { store.dispatch(Increment()) } }
       },
       baseline: counterBaseline),
     Workload(
-      "counter+3mw", target: .instructionsAbove("counter", by: 900),
+      "counter+3mw", target: .instructionsAbove("counter", by: 1_800),
       store: { count in
         let store = try counterStore(middleware: [
           passThrough("a"), passThrough("b"), passThrough("c"),

@@ -96,7 +96,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Holding the turn: carries out work and every follow-up it queued, releases the turn, and
   /// returns the state the work left, or its failure, once the commit observers' `afterTurn`
   /// ran (their failures reported for `action`).
-  @inlinable
+  @usableFromInline
   func carryOutAndRelease(_ work: Work, reportingFor action: any Action)
     -> Result<State, DispatchError>
   {
@@ -126,7 +126,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   /// Holding the turn: runs the work and every follow-up it queued.
-  @usableFromInline
   func carryOut(_ work: Work) -> DispatchError? {
     let failure = perform(work)
     if let failure { handle(failure, isFallback: work.isFallback) }
