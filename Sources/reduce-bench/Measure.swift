@@ -48,11 +48,6 @@ enum Target {
   case instructionsAbove(String, by: Int)
   /// At most this many times another workload's store time per dispatch, in the same run.
   case relative(to: String, factor: Double)
-  /// At most this many nanoseconds of store time per dispatch.
-  case atMost(nanoseconds: Double)
-  /// At most this many times another workload's store time per dispatch, in the same run, and
-  /// at most this many nanoseconds.
-  case relativeAndAtMost(to: String, factor: Double, nanoseconds: Double)
   /// Flat as the run grows: no tenth of the run costs more than this many times the first
   /// tenth, per dispatch (an O(n) copy per dispatch would grow with the size).
   case flat(Double)
@@ -64,9 +59,6 @@ enum Target {
       "≤ \(formatFactor(factor))× \(other) instructions"
     case .instructionsAbove(let other, let extra): "≤ \(other) + \(grouped(extra)) instructions"
     case .relative(let other, let factor): "≤ \(formatFactor(factor))× \(other)"
-    case .atMost(let nanoseconds): "≤ \(grouped(Int(nanoseconds))) ns"
-    case .relativeAndAtMost(let other, let factor, let nanoseconds):
-      "≤ \(formatFactor(factor))× \(other), ≤ \(grouped(Int(nanoseconds))) ns"
     case .flat(let factor): "flat: every tenth ≤ \(format(factor))× the first"
     }
   }
@@ -75,7 +67,7 @@ enum Target {
   var countsInstructions: Bool {
     switch self {
     case .instructions, .instructionsRelative, .instructionsAbove: true
-    case .relative, .atMost, .relativeAndAtMost, .flat: false
+    case .relative, .flat: false
     }
   }
 
@@ -83,9 +75,9 @@ enum Target {
   var reference: String? {
     switch self {
     case .instructionsRelative(let other, _), .relative(let other, _),
-      .relativeAndAtMost(let other, _, _), .instructionsAbove(let other, _):
+      .instructionsAbove(let other, _):
       other
-    case .instructions, .atMost, .flat: nil
+    case .instructions, .flat: nil
     }
   }
 }

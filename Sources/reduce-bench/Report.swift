@@ -32,12 +32,6 @@ func verdict(_ measurement: Measurement, among all: [Measurement]) -> Bool? {
   case .relative(let other, let factor):
     guard let reference = all.first(where: { $0.name == other }) else { return nil }
     return measurement.storeNanoseconds <= reference.storeNanoseconds * factor
-  case .atMost(let nanoseconds):
-    return measurement.storeNanoseconds <= nanoseconds
-  case .relativeAndAtMost(let other, let factor, let nanoseconds):
-    guard let reference = all.first(where: { $0.name == other }) else { return nil }
-    return measurement.storeNanoseconds <= reference.storeNanoseconds * factor
-      && measurement.storeNanoseconds <= nanoseconds
   case .flat(let factor):
     guard let first = measurement.segmentNanoseconds.first else { return nil }
     return measurement.segmentNanoseconds.allSatisfy { $0 <= first * factor }
