@@ -58,7 +58,7 @@ extension Thunk: ThunkPluginAction, RunnableThunk {
   /// or rejects the dispatch.
   private func startAsync(
     _ makeBody:
-      @Sendable (MiddlewareContext<State>, Environment) throws(ThunkError)
+      @Sendable (MiddlewareContext<State>, Environment) throws
       -> @Sendable () async throws -> Value,
     _ context: MiddlewareContext<State>, _ environment: Environment
   ) throws {

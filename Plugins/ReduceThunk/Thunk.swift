@@ -38,14 +38,14 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
   typealias Environment = ThunkEnvironment<MiddlewareContext<State>>
 
   /// The work: given the store's context and the middleware's environment, makes the body's
-  /// context (resolving the dependencies).
+  /// context (resolving the dependencies) and runs the body.
   ///
   /// A synchronous body is run at once; an async one is returned bound to its context, to be
   /// run in a task.
   enum Work: Sendable {
     case sync(@Sendable (MiddlewareContext<State>, Environment) throws -> Value)
     case async(
-      @Sendable (MiddlewareContext<State>, Environment) throws(ThunkError)
+      @Sendable (MiddlewareContext<State>, Environment) throws
         -> @Sendable () async throws -> Value)
   }
 
@@ -119,7 +119,11 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) throws -> Value
   ) {
-    self.init(id: id, cancelInFlight: cancelInFlight, work: .sync(body))
+    self.init(
+      id: id, cancelInFlight: cancelInFlight,
+      work: .sync { base, environment in
+        try body(ThunkContext(base, environment, dependencies: noDependencies))
+      })
   }
 
   /// Creates a thunk with an async body that needs no dependencies.
@@ -132,7 +136,12 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Void>) async throws -> Value
   ) {
-    self.init(id: id, cancelInFlight: cancelInFlight, work: .async(body))
+    self.init(
+      id: id, cancelInFlight: cancelInFlight,
+      work: .async { base, environment in
+        let context = ThunkContext(base, environment, dependencies: noDependencies)
+        return { try await body(context) }
+      })
   }
 
   /// Creates a thunk with a synchronous body that uses the store's dependencies.
@@ -146,7 +155,12 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) throws -> Value
   ) {
-    self.init(id: id, cancelInFlight: cancelInFlight, work: .sync(resolving: body))
+    self.init(
+      id: id, cancelInFlight: cancelInFlight,
+      work: .sync { base, environment in
+        let dependencies = try environment.dependencies(as: Dependencies.self)
+        return try body(ThunkContext(base, environment, dependencies: dependencies))
+      })
   }
 
   /// Creates a thunk with an async body that uses the store's dependencies.
@@ -159,7 +173,13 @@ public struct Thunk<State: Sendable, Value: Sendable>: Action {
     id: (any Hashable & Sendable)? = nil, cancelInFlight: Bool = false,
     _ body: @escaping @Sendable (ThunkContext<State, Dependencies>) async throws -> Value
   ) {
-    self.init(id: id, cancelInFlight: cancelInFlight, work: .async(resolving: body))
+    self.init(
+      id: id, cancelInFlight: cancelInFlight,
+      work: .async { base, environment in
+        let dependencies = try environment.dependencies(as: Dependencies.self)
+        let context = ThunkContext(base, environment, dependencies: dependencies)
+        return { try await body(context) }
+      })
   }
 }
 
