@@ -38,8 +38,7 @@ public struct ThunkMiddleware<State: Sendable, Dependencies: Sendable>: Middlewa
     handlers = ThunkHandlers { action in
       (action as? any ThunkPluginAction)?.handler(in: State.self)
     }
-    environment = ThunkEnvironment(
-      dependencies: DependencyBox(dependencies), runtime: runtime, run: nil)
+    environment = ThunkEnvironment(dependencies: dependencies, runtime: runtime)
   }
 
   /// `ThunkMiddleware`, whatever the generic arguments; `Store.perform(_:)` looks for it.

@@ -2,8 +2,7 @@ import Reduce
 
 /// Runs the actions of one thunk type (or ``CancelThunks``) in a store whose state is `State`.
 ///
-/// A class, so that the table of handlers holds each as one reference: a closure kept in a table
-/// is converted back each time it is read, at the cost of an allocation.
+/// A class, so that the table of handlers holds each as one reference.
 final class ThunkHandler<State: Sendable>: Sendable {
   /// Runs an action of the handler's type, given the store's context and the middleware's
   /// environment.
@@ -19,28 +18,15 @@ final class ThunkHandler<State: Sendable>: Sendable {
 
   /// The handler of the thunks of type `T`.
   ///
-  /// Generic over the thunk's whole type, so that the handler's cast finds that type among its
-  /// generic parameters: a type built from them, such as `Thunk<State, Value>` in code generic
-  /// over `State` and `Value`, is looked up in the runtime's cache at each use.
+  /// Generic over the thunk's whole type, for cost: unspecialised code looks a type built from
+  /// generic parameters, such as `Thunk<State, Value>`, up in the runtime at each use.
   static func running<T: RunnableThunk>(_: T.Type) -> ThunkHandler where T.StoreState == State {
     ThunkHandler { action, context, environment in
-      try run(action, as: T.self, context, environment)
-    }
-  }
-
-  /// Runs an action, opened from its existential, as a thunk of type `T`.
-  ///
-  /// Opened, the action is cast from its own type, which the runtime compares with `T` at once,
-  /// rather than from `any Action`.
-  private static func run<A: Action, T: RunnableThunk>(
-    _ action: A, as _: T.Type, _ context: MiddlewareContext<State>,
-    _ environment: Environment
-  ) throws where T.StoreState == State {
-    // Handlers are kept by type: the action is always a `T`. (A pattern rather than `as?`,
-    // whose `T?` is a type built from `T`.)
-    switch action {
-    case let thunk as T: try thunk.run(context, environment)
-    default: return
+      // Handlers are kept by type: the action is always a `T`. (A pattern costs less than `as?`.)
+      switch action {
+      case let thunk as T: try thunk.run(context, environment)
+      default: return
+      }
     }
   }
 }
@@ -77,15 +63,12 @@ extension [ActionRoute] {
 
 /// What a ``ThunkMiddleware`` does with each action type it has met, by type.
 ///
-/// Learnt from the first action of a type, through a cast to ``ThunkPluginAction``, and kept, for
-/// the types passed on as well as the handled ones: the cast looks a conformance up, which costs
-/// more than a thousand instructions. Kept sorted by type and searched by halves rather than
-/// hashed (thunk-sync: 6,390 -> 6,221 instructions per dispatch).
+/// Learnt from the first action of a type, through a cast to ``ThunkPluginAction``, and kept for
+/// the types passed on as well as the handled ones, so that each type is cast once. Kept sorted
+/// by type and searched by halves.
 ///
-/// Generic over the handler's whole type (`ThunkHandler<State>`) rather than over the state: the
-/// table itself is not generic, so its lookup on every action runs compiled for its types, and
-/// the cast of what it holds back to `Handler` finds `Handler` among the instance's generic
-/// parameters instead of looking it up in the runtime's cache.
+/// Generic over the handler's type, `ThunkHandler<State>`, rather than over the state, for cost:
+/// the table itself is then not generic.
 final class ThunkHandlers<Handler: AnyObject & Sendable>: Sendable {
   /// The routes of the action types met so far, sorted by type.
   private let routes = Locked<[ActionRoute]>([])
