@@ -143,6 +143,8 @@ final class UndoLedger: Sendable {
         book.history.noteBaseline(before)
         return .ignored
       }
+      // Decided and recorded as in recordWithOptions, written out: one helper for both, which
+      // returned `Released?`, cost 21 instructions a commit.
       guard plain,
         let (merging, label) = book.history.decision(
           key: nil, at: nil, rule: rule, labelled: labelled)
