@@ -71,18 +71,9 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
     clock: some Clock<Duration> = ContinuousClock(),
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
-    let recorder = try UndoRecorder<State, Substate>(
-      name: name,
-      options: UndoOptions(
-        limit: limit, filter: filter, groupBy: groupBy, groupWithin: groupWithin, label: label,
-        clock: clock),
-      read: { $0[keyPath: scope] },
-      embed: { state, substate in
-        var state = state
-        state[keyPath: scope] = substate
-        return state
-      })
-    self.init(recorder: recorder)
+    try self.init(
+      scope: Lens(scope), limit: limit, filter: filter, groupBy: groupBy,
+      groupWithin: groupWithin, label: label, clock: clock, name: name)
   }
 
   /// Creates an undo middleware that tracks one substate, through a lens.
@@ -117,7 +108,7 @@ public final class UndoMiddleware<State: Sendable>: Middleware, Observable {
       options: UndoOptions(
         limit: limit, filter: filter, groupBy: groupBy, groupWithin: groupWithin, label: label,
         clock: clock),
-      read: { scope.get($0) },
+      read: scope.get,
       embed: { state, substate in
         var state = state
         scope.set(&state, substate)
@@ -235,12 +226,8 @@ extension UndoMiddleware where State: Equatable {
     clock: some Clock<Duration> = ContinuousClock(),
     name: String = "UndoMiddleware"
   ) throws(UndoError) {
-    let recorder = try UndoRecorder<State, State>(
-      name: name,
-      options: UndoOptions(
-        limit: limit, filter: filter, groupBy: groupBy, groupWithin: groupWithin, label: label,
-        clock: clock),
-      read: { $0 }, embed: { _, state in state })
-    self.init(recorder: recorder)
+    try self.init(
+      scope: Lens(get: { $0 }, set: { $0 = $1 }), limit: limit, filter: filter, groupBy: groupBy,
+      groupWithin: groupWithin, label: label, clock: clock, name: name)
   }
 }

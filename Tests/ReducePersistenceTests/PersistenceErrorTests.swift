@@ -11,9 +11,12 @@ import Testing
 /// (`open` fails with ENOTDIR for root too). Turning that file into a directory lets the next
 /// save succeed.
 @Suite struct PersistenceErrorTests {
-  /// The persistence's file, under `blocked`, which does not exist yet: restoring finds no file.
-  func blockedPath(_ directory: TemporaryDirectory) -> String {
-    directory.file("blocked/editor.json")
+  /// The persistence of the document and its store that `makeEditor(in:)` makes, with the file
+  /// under `blocked`, which does not exist yet: restoring finds no file.
+  func makeBlockedEditor(
+    in directory: TemporaryDirectory
+  ) throws -> (Store<Editor>, PersistenceMiddleware<Editor, Document>, ManualClock) {
+    try makeEditor(in: directory, file: "blocked/editor.json")
   }
 
   /// Makes `blocked` a regular file, so that no file can be made under it.
@@ -33,19 +36,14 @@ import Testing
   func failedSaveIsReportedAndRetried() async throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let path = blockedPath(directory)
-    let clock = ManualClock()
-    let persistence = try PersistenceMiddleware(
-      file: path, scope: \Editor.document, debounce: .milliseconds(500), clock: clock)
-    let store = try Store(
-      initialState: Editor(), mutators: editorMutators, middleware: [persistence])
+    let (store, persistence, clock) = try makeBlockedEditor(in: directory)
     try block(directory)
     var errors = store.errors.makeAsyncIterator()
     store.dispatch(Edit.typed("kept"))
     await clock.advance(by: .milliseconds(500))
     let error = try #require(await errors.next())
     guard case .middlewareFailed("PersistenceMiddleware", let action, let underlying) = error,
-      case .writeFailed(path, let reason)? = underlying as? PersistenceError
+      case .writeFailed(persistence.path, let reason)? = underlying as? PersistenceError
     else {
       Issue.record("unexpected \(error)")
       return
@@ -61,7 +59,7 @@ import Testing
     try unblock(directory)
     store.dispatch(Edit.typed(" and more"))
     await clock.advance(by: .milliseconds(500))
-    #expect(try savedDocument(at: path).state.body == "kept and more")
+    #expect(try savedDocument(at: persistence.path).state.body == "kept and more")
     #expect(!persistence.hasPendingChanges)
     #expect(persistence.lastSaveError == nil)
   }
@@ -70,29 +68,24 @@ import Testing
   func flushRetries() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let path = blockedPath(directory)
-    let persistence = try PersistenceMiddleware(
-      file: path, scope: \Editor.document, clock: ManualClock())
-    let store = try Store(
-      initialState: Editor(), mutators: editorMutators, middleware: [persistence])
+    let (store, persistence, _) = try makeBlockedEditor(in: directory)
     try block(directory)
     store.dispatch(Edit.titled("Draft"))
     #expect(throws: PersistenceError.self) { try persistence.flush() }
     try unblock(directory)
     #expect(try persistence.flush())
-    #expect(try savedDocument(at: path).state.title == "Draft")
+    #expect(try savedDocument(at: persistence.path).state.title == "Draft")
   }
 
   @Test("a failed final save is kept in lastSaveError")
   func failedFinalSave() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let path = blockedPath(directory)
-    let persistence = try PersistenceMiddleware(
-      file: path, scope: \Editor.document, clock: ManualClock())
+    let persistence: PersistenceMiddleware<Editor, Document>
     do {
-      let store = try Store(
-        initialState: Editor(), mutators: editorMutators, middleware: [persistence])
+      // The store goes away at the end of this scope: the final save.
+      let (store, made, _) = try makeBlockedEditor(in: directory)
+      persistence = made
       try block(directory)
       store.dispatch(Edit.titled("Lost?"))
     }
@@ -103,7 +96,7 @@ import Testing
     // Still pending: a flush once the disk is back writes it.
     try unblock(directory)
     #expect(try persistence.flush())
-    #expect(try savedDocument(at: path).state.title == "Lost?")
+    #expect(try savedDocument(at: persistence.path).state.title == "Lost?")
   }
 
   @Test("a save over a directory fails and leaves the directory")

@@ -8,16 +8,30 @@ func makeGenericUndo<S: Equatable & Sendable>(_: S.Type, limit: Int) throws -> U
   try UndoMiddleware<S>(limit: limit)
 }
 
-/// A middleware for after undo: holds every edit back until `gate` opens, then passes it on
-/// from a task kept in `tasks`.
-func holdingEditsBack(until gate: AsyncGate, in tasks: TaskList) -> AnyMiddleware<Editor> {
-  AnyMiddleware<Editor>(name: "throttle") { action, _, next in
-    guard action is Edit else { return try next(action) }
-    tasks.add(
-      Task {
-        await gate.wait()
-        try next(action)
-      })
+/// A middleware for after undo that holds back the actions it is made for until ``release()``,
+/// then passes each on from a task: a reduction, or a restore, that commits late.
+struct HoldingBack: Sendable {
+  let middleware: AnyMiddleware<Editor>
+  private let gate = AsyncGate()
+  private let tasks = TaskList()
+
+  /// Holds back the actions for which `holds` is true; passes the others on at once.
+  init(_ holds: @escaping @Sendable (any Action) -> Bool) {
+    let (gate, tasks) = (gate, tasks)
+    middleware = AnyMiddleware<Editor>(name: "hold") { action, _, next in
+      guard holds(action) else { return try next(action) }
+      tasks.add(
+        Task {
+          await gate.wait()
+          try next(action)
+        })
+    }
+  }
+
+  /// Passes the held-back actions on and waits until they have gone down the chain.
+  func release() async throws {
+    await gate.open()
+    try await tasks.waitForAll()
   }
 }
 
@@ -94,25 +108,15 @@ func holdingEditsBack(until gate: AsyncGate, in tasks: TaskList) -> AnyMiddlewar
     "a restore that a middleware after undo defers leaves the history; it commits later as a new step",
     .timeLimit(.minutes(1)))
   func deferredRestore() async throws {
-    let tasks = TaskList()
-    let gate = AsyncGate()
-    let holdRestores = AnyMiddleware<Editor>(name: "hold") { action, _, next in
-      guard action is ReplaceState<Editor> else { return try next(action) }
-      tasks.add(
-        Task {
-          await gate.wait()
-          try next(action)
-        })
-    }
+    let restores = HoldingBack { $0 is ReplaceState<Editor> }
     let undo = try UndoMiddleware<Editor>(scope: \.document)
-    let store = try makeStore(undo, after: [holdRestores])
+    let store = try makeStore(undo, after: [restores.middleware])
     try store.dispatchAll(Edit.type("a"), Edit.type("b"))
     try store.dispatchAll(UndoAction.undo)
     // Not committed yet: the history has not moved.
     #expect(store.state.document.text == "ab")
     #expect(undo.status == UndoStatus(pastCount: 2))
-    await gate.open()
-    try await tasks.waitForAll()
+    try await restores.release()
     // Committed outside the command: a change like any other, which undo reverts.
     #expect(store.state.document.text == "a")
     #expect(undo.status == UndoStatus(pastCount: 3))
@@ -120,18 +124,15 @@ func holdingEditsBack(until gate: AsyncGate, in tasks: TaskList) -> AnyMiddlewar
 
   @Test("a late reduction of a store the middleware left before it happened joins no history")
   func leftBeforeDeferredReduction() async throws {
-    let tasks = TaskList()
-    let gate = AsyncGate()
-    let throttle = holdingEditsBack(until: gate, in: tasks)
+    let edits = HoldingBack { $0 is Edit }
     let undo = try UndoMiddleware<Editor>(scope: \.document)
-    let store = try makeStore(undo, after: [throttle])
+    let store = try makeStore(undo, after: [edits.middleware])
     let other = try Store(initialState: Editor(), mutators: [documentMutator, selectionMutator])
 
     try store.dispatchAll(Edit.type("a"))
     store.removeMiddleware(named: undo.name)
     try other.use(undo)
-    await gate.open()
-    try await tasks.waitForAll()
+    try await edits.release()
     #expect(store.state.document.text == "a")
     #expect(undo.pastCount == 0)
 
@@ -143,17 +144,14 @@ func holdingEditsBack(until gate: AsyncGate, in tasks: TaskList) -> AnyMiddlewar
 
   @Test("a late reduction of a store the middleware left and came back to joins its new history")
   func leftAndCameBack() async throws {
-    let tasks = TaskList()
-    let gate = AsyncGate()
-    let throttle = holdingEditsBack(until: gate, in: tasks)
+    let edits = HoldingBack { $0 is Edit }
     let undo = try UndoMiddleware<Editor>(scope: \.document)
-    let store = try makeStore(undo, after: [throttle])
+    let store = try makeStore(undo, after: [edits.middleware])
 
     try store.dispatchAll(Edit.type("a"))
     store.removeMiddleware(named: undo.name)
     try store.use(undo)
-    await gate.open()
-    try await tasks.waitForAll()
+    try await edits.release()
     // Reduced in the store the middleware serves again: a step of its new history.
     #expect(store.state.document.text == "a")
     #expect(undo.pastCount == 1)

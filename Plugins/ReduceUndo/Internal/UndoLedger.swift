@@ -113,7 +113,9 @@ final class UndoLedger: Sendable {
   ///
   /// One hold of the lock does all that needs no user code: it tells a restore apart, notes a
   /// commit that changed nothing, and records a change when no option closure (nor the clock)
-  /// has a say. Any other change goes on to ``recordWithOptions(_:of:before:after:)``.
+  /// has a say. Any other change goes on to ``recordWithOptions(_:in:before:after:)``.
+  /// The two stay apart: a change recorded there takes two or three holds of the lock, and
+  /// every commit would pay for the second.
   ///
   /// The tracked values are boxed only when kept: most commits keep one or none, and boxing a
   /// value of more than three words allocates.
@@ -141,10 +143,16 @@ final class UndoLedger: Sendable {
         book.history.noteBaseline(before)
         return .ignored
       }
+      // Decided and recorded as in recordWithOptions, written out: one helper for both, which
+      // returned `Released?`, cost 21 instructions a commit.
       guard plain,
         let (merging, label) = book.history.decision(
           key: nil, at: nil, rule: rule, labelled: labelled)
-      else { return .needsOptions }
+      else {
+        // The stay (it serves `store`) is copied only here: a copy is a retain and a release,
+        // which cost the fast path 50 instructions when made before it.
+        return book.stay.map(FirstPass.needsOptions) ?? .ignored
+      }
       let released = book.history.record(
         after(), from: before, merging: merging, label: label, key: nil, at: nil)
       // The stay only when there is news for it: a copy of it is a retain and a release.
@@ -157,8 +165,8 @@ final class UndoLedger: Sendable {
       // What the change dropped is released here, after the lock.
       _ = consume released
       stay?.statusDidChange()
-    case .needsOptions:
-      recordWithOptions(action, of: store, before: before, after: after())
+    case .needsOptions(let stay):
+      recordWithOptions(action, in: stay, before: before, after: after())
     }
   }
 
@@ -168,29 +176,31 @@ final class UndoLedger: Sendable {
     case ignored
     /// Recorded: the stay when the status changed, and what the change dropped.
     case recorded(notify: UndoStay?, released: Released)
-    /// A change for the option closures to decide, outside the lock.
-    case needsOptions
+    /// A change for the option closures to decide, outside the lock, in the stay that saw it.
+    case needsOptions(UndoStay)
   }
 
   /// Records a change that the `filter`, `groupBy`, `groupWithin` or `label` options decide:
   /// they run outside the lock, between the holds that read and change the history.
   ///
+  /// The holds change the history only while the middleware stays in the store that committed:
+  /// a detach meanwhile changes the stay, and the change is then dropped.
+  ///
   /// - Parameters:
   ///   - action: The action the store reduced.
-  ///   - store: The store that committed: the one served, when the change is recorded.
+  ///   - stay: The stay in the store that committed, when the first hold saw the commit.
   ///   - before: The tracked value before the commit, boxed.
   ///   - after: The tracked value after it, which differs from `before`.
   func recordWithOptions(
-    _ action: any Action, of store: ObjectIdentifier, before: () -> any Sendable,
-    after: any Sendable
+    _ action: any Action, in stay: UndoStay, before: () -> any Sendable, after: any Sendable
   ) {
     guard options.filter?(action) ?? true else {
       // No step, but the first value seen is the history's starting point.
-      notify(
-        change(servingStore: store) { history in
-          history.noteBaseline(before)
-          return Released()
-        })
+      let changed = change(in: stay) { history in
+        history.noteBaseline(before)
+        return Released()
+      }
+      if changed { stay.statusDidChange() }
       return
     }
     // With a filter, actions filtered out may have moved the value away from the newest recorded
@@ -198,7 +208,7 @@ final class UndoLedger: Sendable {
     // nothing and drop the redo future. (Without a filter the newest recorded value is the value
     // before the action, already compared.) The copy is compared, and released, outside the lock.
     if options.filter != nil,
-      let last = book.withLock({ $0.stay?.store == store ? $0.history.recorded : nil }),
+      let last = book.withLock({ $0.stay === stay ? $0.history.recorded : nil }),
       isEqual(last, after)
     {
       return
@@ -207,10 +217,9 @@ final class UndoLedger: Sendable {
     let time = options.groupWithin == nil ? nil : options.now()
     // Decided under the lock when that needs no user code (no `groupBy` keys to compare, no
     // `label` to run); otherwise the open group is read first, to decide outside the lock. Only
-    // this store's dispatches change it, and they wait for this one; a detach meanwhile changes
-    // the stay, and the change is then dropped.
+    // this store's dispatches change it, and they wait for this one.
     var undecided: Grouping?
-    let changed = change(servingStore: store) { history in
+    let changed = change(in: stay) { history in
       guard
         let (merging, label) = history.decision(
           key: key, at: time, rule: rule, labelled: labelled)
@@ -222,17 +231,14 @@ final class UndoLedger: Sendable {
       return history.record(
         after, from: before, merging: merging, label: label, key: key, at: time)
     }
-    guard let grouping = undecided, let stay = changed.stay else { return notify(changed) }
-    let (merging, label) = decide(grouping, key: key, action: action)
-    let decided = change(in: stay) { history in
-      history.record(after, from: before, merging: merging, label: label, key: key, at: time)
+    var decided = false
+    if let grouping = undecided {
+      let (merging, label) = decide(grouping, key: key, action: action)
+      decided = change(in: stay) { history in
+        history.record(after, from: before, merging: merging, label: label, key: key, at: time)
+      }
     }
-    if decided || changed.changed { stay.statusDidChange() }
-  }
-
-  /// Tells the middleware's observers that a change made in `stay` changed the status.
-  func notify(_ change: (stay: UndoStay?, changed: Bool)) {
-    if change.changed, let stay = change.stay { stay.statusDidChange() }
+    if changed || decided { stay.statusDidChange() }
   }
 
   /// Whether a change merges into the newest step, and the label of the step it starts; runs
@@ -287,26 +293,6 @@ final class UndoLedger: Sendable {
   }
 
   // MARK: Changing the history
-
-  /// Changes the history if the middleware serves `store`, publishes the new status, and
-  /// releases what the change dropped after the lock.
-  ///
-  /// - Returns: The stay in `store`, nil when the middleware serves another store or none; and
-  ///   whether the status changed.
-  func change(
-    servingStore store: ObjectIdentifier,
-    _ change: (inout UndoHistory) -> Released
-  ) -> (stay: UndoStay?, changed: Bool) {
-    let (stay, changed, released) = book.withLock { book in
-      guard let stay = book.stay, stay.store == store else {
-        return (UndoStay?.none, false, Released())
-      }
-      let released = change(&book.history)
-      return (stay, Self.publishLocked(&book), released)
-    }
-    _ = consume released
-    return (stay, changed)
-  }
 
   /// Changes the history unless the middleware left the store of `stay`, publishes the
   /// new status, and releases what the change dropped after the lock.
