@@ -130,6 +130,8 @@ struct HoldingBack: Sendable {
     let other = try Store(initialState: Editor(), mutators: [documentMutator, selectionMutator])
 
     try store.dispatchAll(Edit.type("a"))
+    // Held back: not reduced until after the middleware left.
+    #expect(store.state.document.text == "")
     store.removeMiddleware(named: undo.name)
     try other.use(undo)
     try await edits.release()
@@ -149,6 +151,8 @@ struct HoldingBack: Sendable {
     let store = try makeStore(undo, after: [edits.middleware])
 
     try store.dispatchAll(Edit.type("a"))
+    // Held back: not reduced until after the middleware came back.
+    #expect(store.state.document.text == "")
     store.removeMiddleware(named: undo.name)
     try store.use(undo)
     try await edits.release()
