@@ -239,7 +239,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   /// The failures of every dispatch from now on: see ``ErrorSequence``.
   public var errors: ErrorSequence {
     ErrorSequence { [weak core] in
-      core?.makeErrorStream() ?? AsyncStream { $0.finish() }
+      core?.errors.makeStream() ?? AsyncStream { $0.finish() }
     }
   }
 

@@ -71,11 +71,6 @@ extension StoreCore {
     }
     for entry in entries { entry.middleware.didDetach(from: storeID) }
     for finish in finishes { finish() }
-    let sinks = errorSinks.withLock { sinks in
-      sinks.closed = true
-      defer { sinks.sinks = [:] }
-      return Array(sinks.sinks.values)
-    }
-    for sink in sinks { sink.finish() }
+    errors.close()
   }
 }

@@ -10,7 +10,7 @@ import Synchronization
 @usableFromInline
 final class StoreCore<State: Sendable>: @unchecked Sendable {
   // `@unchecked Sendable`: its mutable members are touched only by the thread holding `turn`;
-  // `errorSinks` has its own lock; `store` is set once, before the store is shared.
+  // `errors` has its own lock; `store` is set once, before the store is shared.
   //
   // A kept `next` or context holds the engine, not the store: when the store is deinitialised,
   // `close()` lets go of everything but the state, so what they keep is small.
@@ -24,7 +24,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   let specialized: Specialized<State>
   /// Touched only holding the turn; nil once the store is closed.
   var fallback: (@Sendable (DispatchError) -> (any Action)?)?
-  let errorSinks = Locked(ErrorSinks())
+  let errors = ErrorStreams()
 
   // Touched only holding the turn.
   @usableFromInline let reducer: Reducer<State>
@@ -263,7 +263,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Holding the turn: publishes a failure and queues the fallback's action.
   @usableFromInline
   func handle(_ failure: DispatchError, isFallback: Bool) {
-    publish(failure)
+    errors.publish(failure)
     if !isFallback, let fallback, let action = fallback(failure) {
       agenda.append(.action(action, isFallback: true))
     }
@@ -271,40 +271,10 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   /// Publishes a failure found outside a dispatch, and dispatches the fallback's action.
   func report(_ failure: DispatchError) {
-    publish(failure)
+    errors.publish(failure)
     guard let fallback = withTurn({ fallback }), let action = fallback(failure) else { return }
     _ = dispatch(.action(action, isFallback: true))
   }
-
-  private func publish(_ failure: DispatchError) {
-    for sink in errorSinks.withLock({ Array($0.sinks.values) }) { sink.yield(failure) }
-  }
-
-  func makeErrorStream() -> AsyncStream<DispatchError> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: DispatchError.self, bufferingPolicy: .bufferingNewest(ErrorSequence.bufferLimit))
-    let id: UInt64? = errorSinks.withLock { sinks in
-      guard !sinks.closed else { return nil }
-      sinks.lastID += 1
-      sinks.sinks[sinks.lastID] = continuation
-      return sinks.lastID
-    }
-    guard let id else {
-      continuation.finish()
-      return stream
-    }
-    continuation.onTermination = { [weak self] _ in
-      _ = self?.errorSinks.withLock { $0.sinks.removeValue(forKey: id) }
-    }
-    return stream
-  }
-}
-
-/// The continuations of a store's error sequences.
-struct ErrorSinks {
-  var sinks: [UInt64: AsyncStream<DispatchError>.Continuation] = [:]
-  var lastID: UInt64 = 0
-  var closed = false
 }
 
 /// `==` of a type that turns out to be `Equatable`, found at run time; nil when it is not.
