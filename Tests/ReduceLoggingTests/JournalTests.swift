@@ -30,6 +30,21 @@ import Testing
     return (replica, position)
   }
 
+  /// Reads `follower` in a task of its own until it has yielded `count` entries; the task
+  /// returns their sequence numbers.
+  func firstSequences<Source: JournalSource>(
+    _ count: Int, of follower: JournalFollower<Source>
+  ) -> Task<[Int], any Error> {
+    Task {
+      var sequences: [Int] = []
+      for try await entry in follower {
+        sequences.append(entry.sequence)
+        if sequences.count == count { break }
+      }
+      return sequences
+    }
+  }
+
   /// Runs `body` with a new log path and a vault store auditing to it, buffered; then removes
   /// the log and the files named `path + suffix` for each of `suffixes`.
   func withFileVault(
@@ -111,14 +126,7 @@ import Testing
     let store = try makeVault(AuditTrail(sink: journal))
     deposit(store, 1)
     let follower = JournalFollower(journal, from: .beginning)
-    let task = Task {
-      var sequences: [Int] = []
-      for try await entry in follower {
-        sequences.append(entry.sequence)
-        if sequences.count == 3 { break }
-      }
-      return sequences
-    }
+    let task = firstSequences(3, of: follower)
     deposit(store, 2)
     deposit(store, 3)
     #expect(try await task.value == [1, 2, 3])
@@ -249,14 +257,7 @@ import Testing
   func fileFollower() async throws {
     try await withFileVault { path, store in
       let follower = JournalFollower(FileJournal(path: path), from: .beginning)
-      let task = Task {
-        var sequences: [Int] = []
-        for try await entry in follower {
-          sequences.append(entry.sequence)
-          if sequences.count == 3 { break }
-        }
-        return sequences
-      }
+      let task = firstSequences(3, of: follower)
       for amount in 1...3 { deposit(store, amount) }
       let sequences = try await task.value
       #expect(sequences == [1, 2, 3])
