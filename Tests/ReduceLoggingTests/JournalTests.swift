@@ -20,6 +20,45 @@ import Testing
     return entries
   }
 
+  /// Replays `journal` into a new vault store; returns that store and the position reached.
+  func replayIntoNewVault<Source: JournalSource>(
+    _ journal: Source, key: AuditCheckpoints.Key? = nil
+  ) async throws -> (replica: Store<Vault>, position: JournalPosition) {
+    let replica = try Store(initialState: Vault(), mutators: [vaultBalances, vaultLog])
+    let position = try await AuditLog.replay(
+      from: journal, into: replica, actions: actions, key: key)
+    return (replica, position)
+  }
+
+  /// Reads `follower` in a task of its own until it has yielded `count` entries; the task
+  /// returns their sequence numbers.
+  func firstSequences<Source: JournalSource>(
+    _ count: Int, of follower: JournalFollower<Source>
+  ) -> Task<[Int], any Error> {
+    Task {
+      var sequences: [Int] = []
+      for try await entry in follower {
+        sequences.append(entry.sequence)
+        if sequences.count == count { break }
+      }
+      return sequences
+    }
+  }
+
+  /// Runs `body` with a new log path and a vault store auditing to it, buffered; then removes
+  /// the log and the files named `path + suffix` for each of `suffixes`.
+  func withFileVault(
+    alsoRemoving suffixes: [String] = [],
+    _ body: (_ path: String, _ store: Store<Vault>) async throws -> Void
+  ) async throws {
+    let path = temporaryLogPath()
+    defer {
+      removeLog(path)
+      for suffix in suffixes { removeLog(path + suffix) }
+    }
+    try await body(path, try makeVault(AuditTrail(path: path, durability: .buffered)))
+  }
+
   @Test("a reader reads a memory journal written by a trail, verified, then goes on")
   func memoryJournal() async throws {
     let journal = MemoryJournal()
@@ -54,8 +93,7 @@ import Testing
     var reader = JournalReader(journal)
     #expect(try await readAll(&reader).map(\.sequence) == [6, 7])
 
-    let replica = try Store(initialState: Vault(), mutators: [vaultBalances, vaultLog])
-    let position = try await AuditLog.replay(from: journal, into: replica, actions: actions)
+    let (replica, position) = try await replayIntoNewVault(journal)
     #expect(position.sequence == 7)
     #expect(replica.state == store.state)
     // Through an entry before the snapshot: from the beginning.
@@ -88,14 +126,7 @@ import Testing
     let store = try makeVault(AuditTrail(sink: journal))
     deposit(store, 1)
     let follower = JournalFollower(journal, from: .beginning)
-    let task = Task {
-      var sequences: [Int] = []
-      for try await entry in follower {
-        sequences.append(entry.sequence)
-        if sequences.count == 3 { break }
-      }
-      return sequences
-    }
+    let task = firstSequences(3, of: follower)
     deposit(store, 2)
     deposit(store, 3)
     #expect(try await task.value == [1, 2, 3])
@@ -160,8 +191,7 @@ import Testing
     #expect(try await readAll(&reader).count == 5)
     var wrong = JournalReader(journal, from: .beginning, key: try AuditCheckpoints.Key([0]))
     await #expect(throws: JournalError.self) { _ = try await readAll(&wrong) }
-    let replica = try Store(initialState: Vault(), mutators: [vaultBalances, vaultLog])
-    try await AuditLog.replay(from: journal, into: replica, actions: actions, key: key)
+    let (replica, _) = try await replayIntoNewVault(journal, key: key)
     #expect(replica.state == store.state)
   }
 
@@ -169,86 +199,68 @@ import Testing
 
   @Test("a file journal reads from a seq, from the newest snapshot, and across a rotation")
   func fileAcrossRotation() async throws {
-    let path = temporaryLogPath()
-    let archive = path + ".000000000003"
-    defer {
-      removeLog(path)
-      removeLog(archive)
+    try await withFileVault(alsoRemoving: [".000000000003"]) { path, store in
+      for amount in 1...3 { deposit(store, amount) }
+      let journal = FileJournal(path: path)
+      var follower = JournalReader(journal, from: .beginning)
+      #expect(try await readAll(&follower).map(\.sequence) == [1, 2, 3])
+      _ = try store.dispatch(RotateAuditLog()).get()
+      deposit(store, 4)
+      _ = try store.dispatch(WriteAuditSnapshot()).get()
+      deposit(store, 5)
+      #expect(try await readAll(&follower).map(\.sequence) == [4, 5, 6, 7])
+      #expect(try journal.lastSequence() == 7)
+      #expect(try journal.newestSnapshot(through: nil) == 6)
+      #expect(try journal.newestSnapshot(through: 5) == 4)
+      var fromTwo = JournalReader(journal, from: .sequence(2))
+      #expect(try await readAll(&fromTwo).map(\.sequence) == [2, 3, 4, 5, 6, 7])
+      let (replica, position) = try await replayIntoNewVault(journal)
+      #expect(position.sequence == 7)
+      #expect(replica.state == store.state)
     }
-    let store = try makeVault(AuditTrail(path: path, durability: .buffered))
-    for amount in 1...3 { deposit(store, amount) }
-    let journal = FileJournal(path: path)
-    var follower = JournalReader(journal, from: .beginning)
-    #expect(try await readAll(&follower).map(\.sequence) == [1, 2, 3])
-    _ = try store.dispatch(RotateAuditLog()).get()
-    deposit(store, 4)
-    _ = try store.dispatch(WriteAuditSnapshot()).get()
-    deposit(store, 5)
-    #expect(try await readAll(&follower).map(\.sequence) == [4, 5, 6, 7])
-    #expect(try journal.lastSequence() == 7)
-    #expect(try journal.newestSnapshot(through: nil) == 6)
-    #expect(try journal.newestSnapshot(through: 5) == 4)
-    var fromTwo = JournalReader(journal, from: .sequence(2))
-    #expect(try await readAll(&fromTwo).map(\.sequence) == [2, 3, 4, 5, 6, 7])
-    let replica = try Store(initialState: Vault(), mutators: [vaultBalances, vaultLog])
-    let position = try await AuditLog.replay(from: journal, into: replica, actions: actions)
-    #expect(position.sequence == 7)
-    #expect(replica.state == store.state)
   }
 
   @Test("a file journal goes on across a copy-and-truncate, reading the unread lines from the copy")
   func fileAcrossCopyAndTruncate() async throws {
-    let path = temporaryLogPath()
-    let copy = path + ".1"
-    defer {
-      removeLog(path)
-      removeLog(copy)
+    try await withFileVault(alsoRemoving: [".1"]) { path, store in
+      let copy = path + ".1"
+      for amount in 1...2 { deposit(store, amount) }
+      var reader = JournalReader(FileJournal(path: path), from: .beginning)
+      #expect(try await readAll(&reader).map(\.sequence) == [1, 2])
+      deposit(store, 3)  // Not read before the rotation: it goes into the copy.
+      try FileManager.default.copyItem(atPath: path, toPath: copy)
+      try FileHandle(forWritingTo: URL(fileURLWithPath: path)).truncate(atOffset: 0)
+      deposit(store, 4)
+      deposit(store, 5)
+      let entries = try await readAll(&reader)
+      #expect(entries.map(\.sequence) == [3, 4, 5])
     }
-    let store = try makeVault(AuditTrail(path: path, durability: .buffered))
-    for amount in 1...2 { deposit(store, amount) }
-    var reader = JournalReader(FileJournal(path: path), from: .beginning)
-    #expect(try await readAll(&reader).map(\.sequence) == [1, 2])
-    deposit(store, 3)  // Not read before the rotation: it goes into the copy.
-    try FileManager.default.copyItem(atPath: path, toPath: copy)
-    try FileHandle(forWritingTo: URL(fileURLWithPath: path)).truncate(atOffset: 0)
-    deposit(store, 4)
-    deposit(store, 5)
-    let entries = try await readAll(&reader)
-    #expect(entries.map(\.sequence) == [3, 4, 5])
   }
 
   @Test("a file journal leaves out a line being written", .timeLimit(.minutes(1)))
   func fileIncompleteLine() async throws {
-    let path = temporaryLogPath()
-    defer { removeLog(path) }
-    let store = try makeVault(AuditTrail(path: path, durability: .buffered))
-    deposit(store, 1)
-    deposit(store, 2)
-    let lines = try readLines(path)
-    try writeLines([lines[0], String(lines[1].prefix(50))], to: path, finalNewline: false)
-    let journal = FileJournal(path: path)
-    var reader = JournalReader(journal, from: .beginning)
-    #expect(try await readAll(&reader).map(\.sequence) == [1])
-    #expect(try journal.lastSequence() == 1)
-    try writeLines(lines, to: path)
-    #expect(try await readAll(&reader).map(\.sequence) == [2])
+    try await withFileVault { path, store in
+      deposit(store, 1)
+      deposit(store, 2)
+      let lines = try readLines(path)
+      try writeLines([lines[0], String(lines[1].prefix(50))], to: path, finalNewline: false)
+      let journal = FileJournal(path: path)
+      var reader = JournalReader(journal, from: .beginning)
+      #expect(try await readAll(&reader).map(\.sequence) == [1])
+      #expect(try journal.lastSequence() == 1)
+      try writeLines(lines, to: path)
+      #expect(try await readAll(&reader).map(\.sequence) == [2])
+    }
   }
 
   @Test("a file follower sees entries written after it started", .timeLimit(.minutes(1)))
   func fileFollower() async throws {
-    let path = temporaryLogPath()
-    defer { removeLog(path) }
-    let store = try makeVault(AuditTrail(path: path, durability: .buffered))
-    let follower = JournalFollower(FileJournal(path: path), from: .beginning)
-    let task = Task {
-      var sequences: [Int] = []
-      for try await entry in follower {
-        sequences.append(entry.sequence)
-        if sequences.count == 3 { break }
-      }
-      return sequences
+    try await withFileVault { path, store in
+      let follower = JournalFollower(FileJournal(path: path), from: .beginning)
+      let task = firstSequences(3, of: follower)
+      for amount in 1...3 { deposit(store, amount) }
+      let sequences = try await task.value
+      #expect(sequences == [1, 2, 3])
     }
-    for amount in 1...3 { deposit(store, amount) }
-    #expect(try await task.value == [1, 2, 3])
   }
 }

@@ -6,6 +6,30 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
   changes.values.map { String(describing: type(of: $0.action)) }
 }
 
+/// Observers of every state and every committed change of a store, kept until `cancel()`.
+struct Listeners {
+  /// Every state the whole-state observer was called with, the current one first.
+  let states = Probe<TestState>()
+  /// Every value the observer of `items` was called with, the current one first.
+  let items = Probe<[Int]>()
+  /// Every change the store committed.
+  let changes = Probe<StateChange<TestState>>()
+  private let subscriptions: [Subscription]
+
+  init(_ store: Store<TestState>) {
+    subscriptions = [
+      store.subscribe { [states] in states.append($0) },
+      store.subscribe(to: \.items) { [items] in items.append($0) },
+      store.subscribeToChanges { [changes] in changes.append($0) },
+    ]
+  }
+
+  /// Ends the subscriptions.
+  func cancel() {
+    for subscription in subscriptions { subscription.cancel() }
+  }
+}
+
 @Suite struct DispatchTests {
   // MARK: Results
 
@@ -46,19 +70,12 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
   @Test("a failed dispatch notifies no observer")
   func reducerFailureNotifiesNoOne() throws {
     let store = try makeStore(mutators: [counterMutator, throwingItemsMutator])
-    let states = Probe<TestState>()
-    let items = Probe<[Int]>()
-    let changes = Probe<StateChange<TestState>>()
-    let subscriptions = [
-      store.subscribe { states.append($0) },
-      store.subscribe(to: \.items) { items.append($0) },
-      store.subscribeToChanges { changes.append($0) },
-    ]
+    let heard = Listeners(store)
     store.dispatch(Append(value: -1))
-    #expect(states.count == 1)
-    #expect(items.count == 1)
-    #expect(changes.count == 0)
-    for subscription in subscriptions { subscription.cancel() }
+    #expect(heard.states.count == 1)
+    #expect(heard.items.count == 1)
+    #expect(heard.changes.count == 0)
+    heard.cancel()
   }
 
   // MARK: ReplaceState
@@ -66,19 +83,14 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
   @Test("ReplaceState replaces the whole state and notifies observers")
   func replaceState() throws {
     let store = try makeStore()
-    let states = Probe<TestState>()
-    let changes = Probe<StateChange<TestState>>()
-    let subscriptions = [
-      store.subscribe { states.append($0) },
-      store.subscribeToChanges { changes.append($0) },
-    ]
+    let heard = Listeners(store)
     let replacement = TestState(counter: 9, items: [1], doc: TestDoc(title: "t"), name: "n")
     #expect(try store.dispatch(ReplaceState(replacement)).get() == replacement)
     #expect(store.state == replacement)
-    #expect(states.values == [TestState(), replacement])
-    #expect(changes.last?.action is ReplaceState<TestState>)
-    #expect(changes.last?.oldState == TestState())
-    for subscription in subscriptions { subscription.cancel() }
+    #expect(heard.states.values == [TestState(), replacement])
+    #expect(heard.changes.last?.action is ReplaceState<TestState>)
+    #expect(heard.changes.last?.oldState == TestState())
+    heard.cancel()
   }
 
   @Test("ReplaceState passes through the middleware")
@@ -99,32 +111,22 @@ func actionNames(_ changes: Probe<StateChange<TestState>>) -> [String] {
   func unhandledActionNotifiesNoOne() throws {
     let store = try makeStore()
     store.dispatch(Increment())
-    let states = Probe<TestState>()
-    let changes = Probe<StateChange<TestState>>()
-    let subscriptions = [
-      store.subscribe { states.append($0) },
-      store.subscribeToChanges { changes.append($0) },
-    ]
+    let heard = Listeners(store)
     #expect(store.dispatch(Unhandled()).success == TestState(counter: 1))
-    #expect(states.count == 1)
-    #expect(changes.count == 0)
-    for subscription in subscriptions { subscription.cancel() }
+    #expect(heard.states.count == 1)
+    #expect(heard.changes.count == 0)
+    heard.cancel()
   }
 
   @Test("an Equatable state that a handler left equal notifies no one")
   func equalStateNotifiesNoOne() throws {
     let store = try makeStore()
-    let states = Probe<TestState>()
-    let changes = Probe<StateChange<TestState>>()
-    let subscriptions = [
-      store.subscribe { states.append($0) },
-      store.subscribeToChanges { changes.append($0) },
-    ]
+    let heard = Listeners(store)
     store.dispatch(Increment(by: 0))
     store.dispatch(ReplaceState(TestState()))
-    #expect(states.count == 1)
-    #expect(changes.count == 0)
-    for subscription in subscriptions { subscription.cancel() }
+    #expect(heard.states.count == 1)
+    #expect(heard.changes.count == 0)
+    heard.cancel()
   }
 
   @Test("a non-Equatable state notifies for every action that ran a handler, and no other")

@@ -308,15 +308,21 @@ import Testing
 
   // MARK: Observation
 
-  @Test("withObservationTracking on store.state fires when a dispatch changed the state")
-  func observationTracking() throws {
-    let store = try makeStore()
+  /// Starts `withObservationTracking` on `store.state` and returns how many times it fired.
+  static func trackState(of store: Store<TestState>) -> Box<Int> {
     let fired = Box(0)
     withObservationTracking {
       _ = store.state
     } onChange: {
       fired.value += 1
     }
+    return fired
+  }
+
+  @Test("withObservationTracking on store.state fires when a dispatch changed the state")
+  func observationTracking() throws {
+    let store = try makeStore()
+    let fired = Self.trackState(of: store)
     store.dispatch(Increment())
     #expect(fired.value == 1)
   }
@@ -324,12 +330,7 @@ import Testing
   @Test("withObservationTracking does not fire for an action no mutator handles")
   func observationTrackingIgnoresUnhandled() throws {
     let store = try makeStore()
-    let fired = Box(0)
-    withObservationTracking {
-      _ = store.state
-    } onChange: {
-      fired.value += 1
-    }
+    let fired = Self.trackState(of: store)
     store.dispatch(Unhandled())
     #expect(fired.value == 0)
     store.dispatch(Increment())

@@ -63,6 +63,21 @@ struct ObservedState: Sendable {
     #expect(refusedCalls.value == 0, sourceLocation: sourceLocation)
   }
 
+  /// Checks that a store with only the counter mutator refuses to register `mutator`, throwing
+  /// `error`, and is left as it was.
+  func expectRefused(
+    _ mutator: Mutator<TestState>, throwing error: RegistrationError, refusedCalls: Box<Int>,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let store = try makeStore()
+    #expect(throws: error, sourceLocation: sourceLocation) {
+      try store.register(mutator)
+    }
+    expectUnchanged(
+      store, keys: ["\\TestState.counter"], refusedCalls: refusedCalls,
+      sourceLocation: sourceLocation)
+  }
+
   /// A mutator of `path` whose every handler counts its calls in `calls`.
   func spy(
     _ path: WritableKeyPath<TestState, String> & Sendable, key: MutatorKey? = nil,
@@ -175,13 +190,9 @@ struct ObservedState: Sendable {
     let calls = Box(0)
     let twice = Mutator(\TestState.name) { (_: inout String, _: Rename) in calls.value += 1 }
       .on(Rename.self) { (_: inout String, _: Rename) in calls.value += 1 }
-    let store = try makeStore()
-    #expect(
-      throws: RegistrationError.duplicateHandler(key: "\\TestState.name", action: "Rename")
-    ) {
-      try store.register(twice)
-    }
-    expectUnchanged(store, keys: ["\\TestState.counter"], refusedCalls: calls)
+    try expectRefused(
+      twice, throwing: .duplicateHandler(key: "\\TestState.name", action: "Rename"),
+      refusedCalls: calls)
   }
 
   @Test("two wildcard handlers throw duplicateHandler")
@@ -189,13 +200,9 @@ struct ObservedState: Sendable {
     let calls = Box(0)
     let twice = Mutator(\TestState.name) { (_: inout String, _: any Action) in calls.value += 1 }
       .on((any Action).self) { (_: inout String, _: any Action) in calls.value += 1 }
-    let store = try makeStore()
-    #expect(
-      throws: RegistrationError.duplicateHandler(key: "\\TestState.name", action: "any Action")
-    ) {
-      try store.register(twice)
-    }
-    expectUnchanged(store, keys: ["\\TestState.counter"], refusedCalls: calls)
+    try expectRefused(
+      twice, throwing: .duplicateHandler(key: "\\TestState.name", action: "any Action"),
+      refusedCalls: calls)
   }
 
   @Test("a handler whose substate annotation differs from the key path throws substateMismatch")
@@ -203,13 +210,11 @@ struct ObservedState: Sendable {
     let calls = Box(0)
     let mismatched = Mutator(\TestState.name) { (_: inout String, _: Rename) in calls.value += 1 }
       .on(Append.self) { (_: inout [Int], _: Append) in calls.value += 1 }
-    let store = try makeStore()
-    let expected = RegistrationError.substateMismatch(
-      key: "\\TestState.name", expected: "String", found: "Array<Int>")
-    #expect(throws: expected) {
-      try store.register(mismatched)
-    }
-    expectUnchanged(store, keys: ["\\TestState.counter"], refusedCalls: calls)
+    try expectRefused(
+      mismatched,
+      throwing: .substateMismatch(
+        key: "\\TestState.name", expected: "String", found: "Array<Int>"),
+      refusedCalls: calls)
   }
 
   @Test("a handler typed on Batch throws builtInAction")
@@ -217,11 +222,9 @@ struct ObservedState: Sendable {
     let calls = Box(0)
     let mutator = spy(\.name, calls: calls)
       .on(Batch.self) { (_: inout String, _: Batch) in calls.value += 1 }
-    let store = try makeStore()
-    #expect(throws: RegistrationError.builtInAction(key: "\\TestState.name", action: "Batch")) {
-      try store.register(mutator)
-    }
-    expectUnchanged(store, keys: ["\\TestState.counter"], refusedCalls: calls)
+    try expectRefused(
+      mutator, throwing: .builtInAction(key: "\\TestState.name", action: "Batch"),
+      refusedCalls: calls)
   }
 
   @Test("a handler typed on ReplaceState throws builtInAction")
@@ -231,13 +234,11 @@ struct ObservedState: Sendable {
       .on(ReplaceState<TestState>.self) { (_: inout String, _: ReplaceState<TestState>) in
         calls.value += 1
       }
-    let store = try makeStore()
-    let expected = RegistrationError.builtInAction(
-      key: "\\TestState.name", action: "ReplaceState<TestState>")
-    #expect(throws: expected) {
-      try store.register(mutator)
-    }
-    expectUnchanged(store, keys: ["\\TestState.counter"], refusedCalls: calls)
+    try expectRefused(
+      mutator,
+      throwing: .builtInAction(
+        key: "\\TestState.name", action: "ReplaceState<TestState>"),
+      refusedCalls: calls)
   }
 
   // MARK: Order of checks

@@ -4,96 +4,122 @@ import ReduceThunk
 import Synchronization
 import Testing
 
-@Suite struct ThunkCancellationTests {
-  /// A thunk that says when it starts, then waits for its cancellation and says so.
-  static func waiting(
-    _ name: String, id: String, cancelInFlight: Bool = false,
-    started: AsyncStream<String>.Continuation, ended: AsyncStream<String>.Continuation
-  ) -> Thunk<AppState, Int> {
-    Thunk(id: id, cancelInFlight: cancelInFlight) { _ in
-      started.yield(name)
+/// Thunks that say by name when they start, then wait for their cancellation and say so too.
+struct WaitingThunks {
+  private let startedInput: AsyncStream<String>.Continuation
+  private let endedInput: AsyncStream<String>.Continuation
+  private var startedNames: AsyncStream<String>.AsyncIterator
+  private var endedNames: AsyncStream<String>.AsyncIterator
+
+  init() {
+    let (started, startedInput) = AsyncStream<String>.makeStream()
+    let (ended, endedInput) = AsyncStream<String>.makeStream()
+    self.startedInput = startedInput
+    self.endedInput = endedInput
+    startedNames = started.makeAsyncIterator()
+    endedNames = ended.makeAsyncIterator()
+  }
+
+  /// A thunk named `name` that waits until it is cancelled, then throws `CancellationError`.
+  func thunk(_ name: String, id: String, cancelInFlight: Bool = false) -> Thunk<AppState, Int> {
+    Thunk(id: id, cancelInFlight: cancelInFlight) { [startedInput, endedInput] _ in
+      startedInput.yield(name)
       do {
         try await suspendUntilCancelled()
       } catch {
-        ended.yield(name)
+        endedInput.yield(name)
         throw error
       }
       return 0
     }
   }
 
+  /// Performs the thunk `thunk(name, id:, cancelInFlight:)` on `store` in a task of its own.
+  func perform(
+    _ name: String, id: String, cancelInFlight: Bool = false, on store: Store<AppState>
+  ) -> Task<Int, any Error> {
+    let thunk = thunk(name, id: id, cancelInFlight: cancelInFlight)
+    return Task { try await store.perform(thunk) }
+  }
+
+  /// The name of the next thunk that started.
+  mutating func nextStarted() async -> String? { await startedNames.next() }
+
+  /// The name of the next thunk that ended on its cancellation.
+  mutating func nextEnded() async -> String? { await endedNames.next() }
+
+  /// The names of the next `count` thunks that ended on their cancellation, in any order.
+  mutating func nextEnded(_ count: Int) async -> Set<String> {
+    var names: Set<String> = []
+    for _ in 0..<count {
+      if let name = await endedNames.next() { names.insert(name) }
+    }
+    return names
+  }
+}
+
+/// Checks that `outcome` is a dispatch the thunk middleware dropped because its thunk was
+/// cancelled, and that the store's count is still 0.
+func expectDroppedForCancellation(
+  _ outcome: Result<AppState, DispatchError>, in store: Store<AppState>,
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  guard case .failure(.rejected("ThunkMiddleware", _, let underlying)) = outcome else {
+    Issue.record("expected a dropped dispatch, got \(outcome)", sourceLocation: sourceLocation)
+    return
+  }
+  #expect(underlying is CancellationError, sourceLocation: sourceLocation)
+  #expect(store.state.count == 0, sourceLocation: sourceLocation)
+}
+
+@Suite struct ThunkCancellationTests {
   @Test(
     "CancelThunks(id:) cancels the thunks with that id, and their perform throws CancellationError",
     .timeLimit(.minutes(1)))
   func cancelByID() async throws {
     let store = try makeStore()
-    let (started, startedInput) = AsyncStream<String>.makeStream()
-    let (ended, endedInput) = AsyncStream<String>.makeStream()
-    var startedNames = started.makeAsyncIterator()
-    var endedNames = ended.makeAsyncIterator()
-    let a1 = Task {
-      try await store.perform(
-        Self.waiting("a1", id: "a", started: startedInput, ended: endedInput))
-    }
-    let a2 = Task {
-      try await store.perform(
-        Self.waiting("a2", id: "a", started: startedInput, ended: endedInput))
-    }
-    let b = Task {
-      try await store.perform(Self.waiting("b", id: "b", started: startedInput, ended: endedInput))
-    }
+    var waiting = WaitingThunks()
+    let a1 = waiting.perform("a1", id: "a", on: store)
+    let a2 = waiting.perform("a2", id: "a", on: store)
+    let b = waiting.perform("b", id: "b", on: store)
     var names: Set<String> = []
-    for _ in 0..<3 { names.insert(try #require(await startedNames.next())) }
+    for _ in 0..<3 { names.insert(try #require(await waiting.nextStarted())) }
     #expect(names == ["a1", "a2", "b"])
 
     store.dispatch(CancelThunks(id: "a"))
     await #expect(throws: CancellationError.self) { try await a1.value }
     await #expect(throws: CancellationError.self) { try await a2.value }
-    let endedFirst = [await endedNames.next(), await endedNames.next()]
-    #expect(Set(endedFirst.compactMap { $0 }) == ["a1", "a2"])
+    #expect(await waiting.nextEnded(2) == ["a1", "a2"])
 
     store.dispatch(CancelThunks.all)
     await #expect(throws: CancellationError.self) { try await b.value }
-    #expect(await endedNames.next() == "b")
+    #expect(await waiting.nextEnded() == "b")
   }
 
   @Test("cancelInFlight cancels the running thunk with the same id", .timeLimit(.minutes(1)))
   func cancelInFlight() async throws {
     let store = try makeStore()
-    let (started, startedInput) = AsyncStream<String>.makeStream()
-    let (ended, endedInput) = AsyncStream<String>.makeStream()
-    var startedNames = started.makeAsyncIterator()
-    let first = Task {
-      try await store.perform(
-        Self.waiting(
-          "first", id: "search", cancelInFlight: true, started: startedInput, ended: endedInput))
-    }
-    #expect(await startedNames.next() == "first")
+    var waiting = WaitingThunks()
+    let first = waiting.perform("first", id: "search", cancelInFlight: true, on: store)
+    #expect(await waiting.nextStarted() == "first")
     let second = Thunk<AppState, Int>(id: "search", cancelInFlight: true) { _ in
       await Task.yield()
       return 2
     }
     #expect(try await store.perform(second) == 2)
     await #expect(throws: CancellationError.self) { try await first.value }
-    var endedNames = ended.makeAsyncIterator()
-    #expect(await endedNames.next() == "first")
+    #expect(await waiting.nextEnded() == "first")
   }
 
   @Test("cancelling the calling task cancels the thunk it performs", .timeLimit(.minutes(1)))
   func callerCancellation() async throws {
     let store = try makeStore()
-    let (started, startedInput) = AsyncStream<String>.makeStream()
-    let (ended, endedInput) = AsyncStream<String>.makeStream()
-    var startedNames = started.makeAsyncIterator()
-    var endedNames = ended.makeAsyncIterator()
-    let task = Task {
-      try await store.perform(
-        Self.waiting("load", id: "load", started: startedInput, ended: endedInput))
-    }
-    #expect(await startedNames.next() == "load")
+    var waiting = WaitingThunks()
+    let task = waiting.perform("load", id: "load", on: store)
+    #expect(await waiting.nextStarted() == "load")
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
-    #expect(await endedNames.next() == "load")
+    #expect(await waiting.nextEnded() == "load")
   }
 
   @Test("perform from a cancelled task throws CancellationError without running the thunk")
@@ -139,20 +165,14 @@ import Testing
   func storeDeinit() async throws {
     var store: Store<AppState>? = try makeStore()
     weak let weakStore = store
-    let (started, startedInput) = AsyncStream<String>.makeStream()
-    let (ended, endedInput) = AsyncStream<String>.makeStream()
-    var startedNames = started.makeAsyncIterator()
-    var endedNames = ended.makeAsyncIterator()
-    for name in ["one", "two"] {
-      store?.dispatch(Self.waiting(name, id: name, started: startedInput, ended: endedInput))
-    }
-    #expect(await startedNames.next() != nil)
-    #expect(await startedNames.next() != nil)
+    var waiting = WaitingThunks()
+    for name in ["one", "two"] { store?.dispatch(waiting.thunk(name, id: name)) }
+    #expect(await waiting.nextStarted() != nil)
+    #expect(await waiting.nextStarted() != nil)
 
     store = nil
     #expect(weakStore == nil)
-    let endedBoth = [await endedNames.next(), await endedNames.next()]
-    #expect(Set(endedBoth.compactMap { $0 }) == ["one", "two"])
+    #expect(await waiting.nextEnded(2) == ["one", "two"])
   }
 
   @Test(
@@ -162,45 +182,33 @@ import Testing
     let thunks = ThunkMiddleware<AppState, Void>()
     let first = try Store(initialState: AppState(), middleware: [thunks])
     var second: Store<AppState>? = try Store(initialState: AppState(), middleware: [thunks])
-    let (started, startedInput) = AsyncStream<String>.makeStream()
-    let (ended, endedInput) = AsyncStream<String>.makeStream()
-    var startedNames = started.makeAsyncIterator()
-    var endedNames = ended.makeAsyncIterator()
-    let inFirst = Task {
-      try await first.perform(
-        Self.waiting("first", id: "load", started: startedInput, ended: endedInput))
-    }
-    #expect(await startedNames.next() == "first")
-    second?.dispatch(Self.waiting("second", id: "load", started: startedInput, ended: endedInput))
-    #expect(await startedNames.next() == "second")
+    var waiting = WaitingThunks()
+    let inFirst = waiting.perform("first", id: "load", on: first)
+    #expect(await waiting.nextStarted() == "first")
+    second?.dispatch(waiting.thunk("second", id: "load"))
+    #expect(await waiting.nextStarted() == "second")
 
     second?.dispatch(CancelThunks(id: "load"))
-    #expect(await endedNames.next() == "second")
-    second?.dispatch(Self.waiting("third", id: "load", started: startedInput, ended: endedInput))
-    #expect(await startedNames.next() == "third")
+    #expect(await waiting.nextEnded() == "second")
+    second?.dispatch(waiting.thunk("third", id: "load"))
+    #expect(await waiting.nextStarted() == "third")
     second = nil
-    #expect(await endedNames.next() == "third")
+    #expect(await waiting.nextEnded() == "third")
 
     first.dispatch(CancelThunks(id: "load"))
     await #expect(throws: CancellationError.self) { try await inFirst.value }
-    #expect(await endedNames.next() == "first")
+    #expect(await waiting.nextEnded() == "first")
   }
 
   @Test("removing the ThunkMiddleware cancels its running thunks", .timeLimit(.minutes(1)))
   func removeMiddleware() async throws {
     let store = try makeStore()
-    let (started, startedInput) = AsyncStream<String>.makeStream()
-    let (ended, endedInput) = AsyncStream<String>.makeStream()
-    var startedNames = started.makeAsyncIterator()
-    let task = Task {
-      try await store.perform(
-        Self.waiting("load", id: "load", started: startedInput, ended: endedInput))
-    }
-    #expect(await startedNames.next() == "load")
+    var waiting = WaitingThunks()
+    let task = waiting.perform("load", id: "load", on: store)
+    #expect(await waiting.nextStarted() == "load")
     #expect(store.removeMiddleware(named: "ThunkMiddleware"))
     await #expect(throws: CancellationError.self) { try await task.value }
-    var endedNames = ended.makeAsyncIterator()
-    #expect(await endedNames.next() == "load")
+    #expect(await waiting.nextEnded() == "load")
   }
 
   @Test("a cancelled thunk's dispatches are dropped and not published", .timeLimit(.minutes(1)))
@@ -219,13 +227,7 @@ import Testing
       })
     await starts.next()
     store.dispatch(CancelThunks(id: "late"))
-    let outcome = try #require(await outcomes.next())
-    guard case .failure(.rejected("ThunkMiddleware", _, let underlying)) = outcome else {
-      Issue.record("expected a dropped dispatch, got \(outcome)")
-      return
-    }
-    #expect(underlying is CancellationError)
-    #expect(store.state.count == 0)
+    expectDroppedForCancellation(try #require(await outcomes.next()), in: store)
     // The next published error is a later one: the dropped dispatch published nothing.
     store.dispatch(Thunk<AppState, Void> { _ in throw Failure(code: 9) })
     #expect(try #require(await errors.next()).underlying as? Failure == Failure(code: 9))
@@ -271,13 +273,7 @@ import Testing
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
     release.signal()
-    let outcome = try #require(await outcomes.next())
-    guard case .failure(.rejected("ThunkMiddleware", _, let underlying)) = outcome else {
-      Issue.record("expected a dropped dispatch, got \(outcome)")
-      return
-    }
-    #expect(underlying is CancellationError)
-    #expect(store.state.count == 0)
+    expectDroppedForCancellation(try #require(await outcomes.next()), in: store)
     #expect(!store.state.seen.contains("CountAction"))
   }
 }

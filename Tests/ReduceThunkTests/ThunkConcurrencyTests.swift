@@ -4,6 +4,37 @@ import Synchronization
 import Testing
 
 @Suite(.serialized) struct ThunkConcurrencyTests {
+  /// Performs `thunk` on `store` from `callers` tasks at once, waits for `cancelAfter` signals
+  /// of `signals`, runs `cancel` with the callers' group, and returns how many of the callers'
+  /// performs then threw `CancellationError`.
+  static func cancellations(
+    performing thunk: Thunk<AppState, Int>, on store: Store<AppState>, callers: Int,
+    cancelAfter signalCount: Int, of signals: AsyncStream<Void>,
+    cancel: (inout TaskGroup<Bool>) -> Void
+  ) async -> Int {
+    await withTaskGroup(of: Bool.self) { group in
+      for _ in 0..<callers {
+        group.addTask {
+          do {
+            _ = try await store.perform(thunk)
+            return false
+          } catch {
+            return error is CancellationError
+          }
+        }
+      }
+      var signalled = 0
+      for await _ in signals {
+        signalled += 1
+        if signalled == signalCount { break }
+      }
+      cancel(&group)
+      var cancelled = 0
+      for await wasCancelled in group where wasCancelled { cancelled += 1 }
+      return cancelled
+    }
+  }
+
   @Test(
     "1,000 concurrent async thunks each dispatching 10 actions end with the exact count",
     .timeLimit(.minutes(1)))
@@ -35,27 +66,9 @@ import Testing
       try await suspendUntilCancelled()
       return 1
     }
-    let cancelled = await withTaskGroup(of: Bool.self) { group in
-      for _ in 0..<500 {
-        group.addTask {
-          do {
-            _ = try await store.perform(thunk)
-            return false
-          } catch {
-            return error is CancellationError
-          }
-        }
-      }
-      var starts = 0
-      for await _ in started {
-        starts += 1
-        if starts == 100 { break }
-      }
-      group.cancelAll()
-      var count = 0
-      for await wasCancelled in group where wasCancelled { count += 1 }
-      return count
-    }
+    let cancelled = await Self.cancellations(
+      performing: thunk, on: store, callers: 500, cancelAfter: 100, of: started
+    ) { callers in callers.cancelAll() }
     #expect(cancelled == 500)
   }
 
@@ -73,26 +86,9 @@ import Testing
       try await suspendUntilCancelled()
       return 1
     }
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-      for _ in 0..<200 {
-        group.addTask {
-          do {
-            _ = try await store.perform(thunk)
-            return false
-          } catch {
-            return error is CancellationError
-          }
-        }
-      }
-      var dispatched = 0
-      for await _ in passed {
-        dispatched += 1
-        if dispatched == 200 { break }
-      }
-      store.dispatch(CancelThunks(id: "search"))
-      var cancelled = 0
-      for try await wasCancelled in group where wasCancelled { cancelled += 1 }
-      #expect(cancelled == 200)
-    }
+    let cancelled = await Self.cancellations(
+      performing: thunk, on: store, callers: 200, cancelAfter: 200, of: passed
+    ) { _ in store.dispatch(CancelThunks(id: "search")) }
+    #expect(cancelled == 200)
   }
 }
