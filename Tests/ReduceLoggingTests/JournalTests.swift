@@ -30,19 +30,19 @@ import Testing
     return (replica, position)
   }
 
-  /// Reads `follower` in a task of its own until it has yielded `count` entries; the task
-  /// returns their sequence numbers.
+  /// Reads `follower` until it has yielded `count` entries, and returns their sequence numbers.
+  ///
+  /// Call it with `async let`: the entries are written while it reads, and a test that runs
+  /// out of time cancels it, so a follower that never yields fails the test instead of hanging.
   func firstSequences<Source: JournalSource>(
     _ count: Int, of follower: JournalFollower<Source>
-  ) -> Task<[Int], any Error> {
-    Task {
-      var sequences: [Int] = []
-      for try await entry in follower {
-        sequences.append(entry.sequence)
-        if sequences.count == count { break }
-      }
-      return sequences
+  ) async throws -> [Int] {
+    var sequences: [Int] = []
+    for try await entry in follower {
+      sequences.append(entry.sequence)
+      if sequences.count == count { break }
     }
+    return sequences
   }
 
   /// Runs `body` with a new log path and a vault store auditing to it, buffered; then removes
@@ -126,10 +126,10 @@ import Testing
     let store = try makeVault(AuditTrail(sink: journal))
     deposit(store, 1)
     let follower = JournalFollower(journal, from: .beginning)
-    let task = firstSequences(3, of: follower)
+    async let sequences = firstSequences(3, of: follower)
     deposit(store, 2)
     deposit(store, 3)
-    #expect(try await task.value == [1, 2, 3])
+    #expect(try await sequences == [1, 2, 3])
 
     let waiting = Task {
       var count = 0
@@ -257,9 +257,9 @@ import Testing
   func fileFollower() async throws {
     try await withFileVault { path, store in
       let follower = JournalFollower(FileJournal(path: path), from: .beginning)
-      let task = firstSequences(3, of: follower)
+      async let first = firstSequences(3, of: follower)
       for amount in 1...3 { deposit(store, amount) }
-      let sequences = try await task.value
+      let sequences = try await first
       #expect(sequences == [1, 2, 3])
     }
   }
