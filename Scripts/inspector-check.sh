@@ -25,8 +25,7 @@ pass() { echo "ok: $*"; }
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "chromium is missing: installing it from Debian"
-  apt-get update
-  DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
+  Scripts/install-debian-package.sh chromium
 fi
 
 echo "building reduce-audit, InspectorLogWriter and reduce-demo"

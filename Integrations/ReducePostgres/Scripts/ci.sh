@@ -12,11 +12,7 @@ cd "$(dirname "$0")/.."
 
 if [ -z "${PG_BIN:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb > /dev/null 2>&1; then
   echo "ci.sh: installing PostgreSQL from Debian"
-  if [ "$(id -u)" -eq 0 ]; then
-    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql
-  else
-    sudo apt-get update && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql
-  fi
+  ../../Scripts/install-debian-package.sh postgresql
 fi
 
 # A test process killed half-way leaves its clusters running: stop those left by a run that
