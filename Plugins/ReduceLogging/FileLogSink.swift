@@ -172,7 +172,9 @@ public struct FileLogSink: LogSink {
   }
 
   /// How many flushes (`fsync` calls) the file's writer has made; 0 before it opens.
-  var syncCount: Int { handle.openedWriter?.state.withLock { $0.syncs } ?? 0 }
+  ///
+  /// Package access: `reduce-bench` divides a durable workload's entries by it.
+  package var syncCount: Int { handle.openedWriter?.state.withLock { $0.syncs } ?? 0 }
 
   /// The end of the bytes the file's writer has written since it opened.
   var writtenSize: Int64 { handle.openedWriter?.state.withLock { $0.written } ?? 0 }

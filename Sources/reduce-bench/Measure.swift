@@ -15,13 +15,16 @@ struct Workload {
   let baseline: (_ count: Int) -> () -> Void
   /// For growing workloads: the store's and the baseline's time per segment of the run.
   let segments: ((_ count: Int) throws -> (store: [Double], baseline: [Double]))?
+  /// For durable workloads: the entries and flushes of each run, which its `store` closure adds.
+  let flushes: FlushTally?
 
   init(
     _ name: String, dispatches: Int = 1_000_000, target: Target? = nil,
     concurrency: String? = nil,
     store: @escaping (Int) throws -> () -> Void,
     baseline: @escaping (Int) -> () -> Void,
-    segments: ((Int) throws -> (store: [Double], baseline: [Double]))? = nil
+    segments: ((Int) throws -> (store: [Double], baseline: [Double]))? = nil,
+    flushes: FlushTally? = nil
   ) {
     self.name = name
     self.dispatches = dispatches
@@ -30,6 +33,31 @@ struct Workload {
     self.store = store
     self.baseline = baseline
     self.segments = segments
+    self.flushes = flushes
+  }
+}
+
+/// The entries a durable workload's runs wrote and the flushes (`fsync` calls) that put them on
+/// disk: how many dispatches a flush served.
+final class FlushTally {
+  private(set) var entries = 0
+  private(set) var flushes = 0
+
+  /// Adds a run's entries and flushes.
+  func add(entries: Int, flushes: Int) {
+    self.entries += entries
+    self.flushes += flushes
+  }
+
+  /// Forgets the runs so far (the warm-up's).
+  func reset() {
+    entries = 0
+    flushes = 0
+  }
+
+  /// Entries per flush; nil before any flush.
+  var entriesPerFlush: Double? {
+    flushes > 0 ? Double(entries) / Double(flushes) : nil
   }
 }
 
@@ -51,6 +79,9 @@ enum Target {
   /// Flat as the run grows: no tenth of the run costs more than this many times the first
   /// tenth, per dispatch (an O(n) copy per dispatch would grow with the size).
   case flat(Double)
+  /// Concurrent durable writers share their flushes: at least this many entries a flush, and
+  /// at most `factor` times another workload's store time per dispatch, in the same run.
+  case sharedFlushes(entriesPerFlush: Double, relativeTo: String, factor: Double)
 
   var text: String {
     switch self {
@@ -60,6 +91,8 @@ enum Target {
     case .instructionsAbove(let other, let extra): "≤ \(other) + \(grouped(extra)) instructions"
     case .relative(let other, let factor): "≤ \(formatFactor(factor))× \(other)"
     case .flat(let factor): "flat: every tenth ≤ \(format(factor))× the first"
+    case .sharedFlushes(let entries, let other, let factor):
+      "≥ \(format(entries)) entries a flush, ≤ \(formatFactor(factor))× \(other)"
     }
   }
 
@@ -67,7 +100,7 @@ enum Target {
   var countsInstructions: Bool {
     switch self {
     case .instructions, .instructionsRelative, .instructionsAbove: true
-    case .relative, .flat: false
+    case .relative, .flat, .sharedFlushes: false
     }
   }
 
@@ -75,7 +108,7 @@ enum Target {
   var reference: String? {
     switch self {
     case .instructionsRelative(let other, _), .relative(let other, _),
-      .instructionsAbove(let other, _):
+      .instructionsAbove(let other, _), .sharedFlushes(_, let other, _):
       other
     case .instructions, .flat: nil
     }
@@ -94,6 +127,8 @@ struct Measurement {
   let segmentNanoseconds: [Double]
   /// For growing workloads: the store's time over the baseline's in each tenth of the run.
   let segmentRatios: [Double]
+  /// For durable workloads: the timed runs' entries per flush.
+  let entriesPerFlush: Double?
 
   var ratio: Double { storeNanoseconds / max(baselineNanoseconds, 0.001) }
   /// Dispatches per second through the store, all threads or tasks together.
@@ -123,6 +158,7 @@ func measure(_ workload: Workload, quick: Bool, repetitions: Int) throws -> Meas
   let warmUp = max(count / 10, 10)
   try workload.store(warmUp)()
   workload.baseline(warmUp)()
+  workload.flushes?.reset()
   var storeTimes: [Double] = []
   var baselineTimes: [Double] = []
   for _ in 0..<repetitions {
@@ -142,7 +178,8 @@ func measure(_ workload: Workload, quick: Bool, repetitions: Int) throws -> Meas
     name: workload.name, dispatches: count, storeNanoseconds: median(storeTimes),
     baselineNanoseconds: median(baselineTimes), target: workload.target,
     concurrency: workload.concurrency,
-    segmentNanoseconds: segmentNanoseconds, segmentRatios: segmentRatios)
+    segmentNanoseconds: segmentNanoseconds, segmentRatios: segmentRatios,
+    entriesPerFlush: workload.flushes?.entriesPerFlush)
 }
 
 /// Keeps a value alive and opaque to the optimiser, so measured work is not removed.

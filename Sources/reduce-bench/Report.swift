@@ -35,6 +35,12 @@ func verdict(_ measurement: Measurement, among all: [Measurement]) -> Bool? {
   case .flat(let factor):
     guard let first = measurement.segmentNanoseconds.first else { return nil }
     return measurement.segmentNanoseconds.allSatisfy { $0 <= first * factor }
+  case .sharedFlushes(let entries, let other, let factor):
+    guard let reference = all.first(where: { $0.name == other }),
+      let entriesPerFlush = measurement.entriesPerFlush
+    else { return nil }
+    return entriesPerFlush >= entries
+      && measurement.storeNanoseconds <= reference.storeNanoseconds * factor
   }
 }
 
@@ -98,6 +104,10 @@ func tableReport(_ results: [Measurement], quick: Bool, repetitions: Int) -> Str
     lines.append("\(result.name) ratio to the baseline in each tenth: \(ratios)")
   }
   lines += results.compactMap { throughputLine($0, among: results) }
+  for result in results {
+    guard let entriesPerFlush = result.entriesPerFlush else { continue }
+    lines.append("\(result.name): entries per flush (fsync) \(formatFactor(entriesPerFlush))")
+  }
   lines.append(
     "median of \(repetitions) runs per side after a warm-up; ns per dispatch (of many threads:"
       + " wall time over all their dispatches)"
@@ -145,6 +155,9 @@ func jsonReport(_ results: [Measurement]) -> String {
       fields.append("\"target\":\(jsonString(target.text))")
       let met = verdict(result, among: results).map { $0 ? "true" : "false" } ?? "null"
       fields.append("\"met\":\(met)")
+    }
+    if let entriesPerFlush = result.entriesPerFlush {
+      fields.append("\"entries_per_flush\":\(jsonNumber(entriesPerFlush))")
     }
     if result.concurrency != nil {
       fields.append("\"dispatches_per_second\":\(jsonNumber(result.dispatchesPerSecond))")

@@ -74,6 +74,27 @@ enum BenchCommand {
     #expect(workload["met"] is Bool, "compared with counter of the same run")
   }
 
+  @Test("the durable workloads report their entries per flush, and 8 writers' target uses it")
+  func durableFlushes() throws {
+    let result = try BenchCommand.run([
+      "--quick", "--json", "--repetitions", "1", "--filter", "audit-durable-8",
+    ])
+    #expect(result.status == 0, "\(result.standardError)")
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    let workloads = try #require(json["workloads"] as? [[String: Any]])
+    let names = workloads.compactMap { $0["name"] as? String }
+    #expect(names == ["audit-durable-1", "audit-durable-8"])
+    let one = try #require(workloads.first)
+    // One writer waits for its own entry each time: one flush a dispatch.
+    #expect(one["entries_per_flush"] as? Double == 1)
+    let eight = try #require(workloads.last)
+    let shared = try #require(eight["entries_per_flush"] as? Double)
+    #expect(shared >= 1 && shared <= 8)
+    #expect(eight["target"] as? String == "≥ 7.5 entries a flush, ≤ 0.4× audit-durable-1")
+    #expect(eight["met"] is Bool, "compared with audit-durable-1 of the same run")
+  }
+
   @Test("instruction budgets: the timed table leaves them to callgrind")
   func budgetsInTable() throws {
     let result = try BenchCommand.run([
