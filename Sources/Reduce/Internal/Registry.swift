@@ -129,7 +129,6 @@ struct RegisteredMutator<State: Sendable>: Sendable {
 }
 
 /// One handler an action runs.
-@usableFromInline
 struct RouteStep<State>: Sendable {
   let key: MutatorKey
   let handler: Handler<State>
