@@ -1,55 +1,27 @@
 import Reduce
+import ReduceTesting
 import ReduceUndo
-import Synchronization
 import Testing
-
-/// A clock that moves only when told: the time `groupWithin` reads.
-///
-/// ReduceTesting's `ManualClock` does the same and more, but this target does not depend on
-/// ReduceTesting, and `groupWithin` only reads the time. The persistence tests use
-/// `ManualClock` with `groupWithin` (`groupedByPauseRoundTrip`).
-final class SteppedClock: Clock, Sendable {
-  struct Instant: InstantProtocol {
-    var offset: Duration
-
-    func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-    func duration(to other: Instant) -> Duration { other.offset - offset }
-    static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-  }
-
-  private let time = Mutex(Duration.zero)
-
-  var now: Instant { Instant(offset: time.withLock { $0 }) }
-  var minimumResolution: Duration { .zero }
-
-  /// Not used by undo: returns at once.
-  func sleep(until deadline: Instant, tolerance: Duration?) async throws {}
-
-  /// Moves the time on.
-  func advance(by duration: Duration) {
-    time.withLock { $0 += duration }
-  }
-}
 
 @Suite struct UndoGroupWithinTests {
   /// An undo middleware of the document that groups changes within 500 ms, and its store.
   func makeGrouped(
     groupBy: (@Sendable (any Action) -> (any Hashable & Sendable)?)? = nil
-  ) throws -> (UndoMiddleware<Editor>, Store<Editor>, SteppedClock) {
-    let clock = SteppedClock()
+  ) throws -> (UndoMiddleware<Editor>, Store<Editor>, ManualClock) {
+    let clock = ManualClock()
     let undo = try UndoMiddleware<Editor>(
       scope: \.document, groupBy: groupBy, groupWithin: .milliseconds(500), clock: clock)
     return (undo, try makeStore(undo), clock)
   }
 
   @Test("changes within the window make one step; a pause of the window or more starts another")
-  func window() throws {
+  func window() async throws {
     let (undo, store, clock) = try makeGrouped()
     try store.dispatchAll(Edit.type("a"))
-    clock.advance(by: .milliseconds(200))
+    await clock.advance(by: .milliseconds(200))
     try store.dispatchAll(Edit.type("b"))
     #expect(undo.pastCount == 1)
-    clock.advance(by: .milliseconds(500))
+    await clock.advance(by: .milliseconds(500))
     try store.dispatchAll(Edit.type("c"))
     #expect(undo.pastCount == 2)
     try store.dispatchAll(UndoAction.undo)
@@ -59,11 +31,11 @@ final class SteppedClock: Clock, Sendable {
   }
 
   @Test("the window runs from the step's last change: a steady burst stays one step")
-  func slidingWindow() throws {
+  func slidingWindow() async throws {
     let (undo, store, clock) = try makeGrouped()
     for text in ["a", "b", "c", "d", "e"] {
       try store.dispatchAll(Edit.type(text))
-      clock.advance(by: .milliseconds(400))
+      await clock.advance(by: .milliseconds(400))
     }
     #expect(undo.pastCount == 1)
     try store.dispatchAll(UndoAction.undo)
@@ -71,7 +43,7 @@ final class SteppedClock: Clock, Sendable {
   }
 
   @Test("with groupBy, a change merges only when its key matches and it comes within the window")
-  func withGroupBy() throws {
+  func withGroupBy() async throws {
     let (undo, store, clock) = try makeGrouped(groupBy: { action in
       switch action as? Edit {
       case .type: "text"
@@ -80,14 +52,14 @@ final class SteppedClock: Clock, Sendable {
       }
     })
     try store.dispatchAll(Edit.type("a"))
-    clock.advance(by: .milliseconds(100))
+    await clock.advance(by: .milliseconds(100))
     try store.dispatchAll(Edit.rename("T"))  // another key: a new step
-    clock.advance(by: .milliseconds(100))
+    await clock.advance(by: .milliseconds(100))
     try store.dispatchAll(Edit.type("b"))  // another key again
-    clock.advance(by: .milliseconds(100))
+    await clock.advance(by: .milliseconds(100))
     try store.dispatchAll(Edit.type("c"))  // same key, within the window: merges
     #expect(undo.pastCount == 3)
-    clock.advance(by: .seconds(1))
+    await clock.advance(by: .seconds(1))
     try store.dispatchAll(Edit.type("d"))  // same key, after a pause: a new step
     #expect(undo.pastCount == 4)
     try store.dispatchAll(UndoAction.undo, UndoAction.undo)
@@ -95,10 +67,10 @@ final class SteppedClock: Clock, Sendable {
   }
 
   @Test("undo and explicit groups end the window's step")
-  func commandsEndTheStep() throws {
+  func commandsEndTheStep() async throws {
     let (undo, store, clock) = try makeGrouped()
     try store.dispatchAll(Edit.type("a"), UndoAction.undo)
-    clock.advance(by: .milliseconds(100))
+    await clock.advance(by: .milliseconds(100))
     try store.dispatchAll(Edit.type("b"))
     #expect(undo.status == UndoStatus(pastCount: 1))
     try store.dispatchAll(UndoAction.beginGroup(label: "Group"), Edit.type("c"))
