@@ -2,9 +2,9 @@
 /// ``JSONValue`` tree would serialize to, written in one buffer without the tree.
 ///
 /// A value type, kept in one ``JSONByteWriter`` that the containers share: each step the
-/// containers take is one access to it (each access to a class's stored property used to be
-/// checked for exclusivity at run time, about 100 instructions: a step touching the frames,
-/// the members and the bytes one by one cost several; the writer's stream is unchecked now).
+/// containers take is one access to it, checked for exclusivity at run time as any class's
+/// stored property is (a step that touched the frames, the members and the bytes as separate
+/// properties paid several checks).
 ///
 /// The containers a value asks for are open *frames*, innermost last. A container writes only
 /// into its own frame once it is the innermost, and writing into an outer one closes the inner
@@ -269,13 +269,8 @@ final class JSONByteWriter {
   /// Why writing stopped: the value is to be encoded another way.
   struct Unfollowable: Error {}
 
-  /// The stream, its accesses unchecked.
-  ///
-  /// It is reached only through ``modify(_:)`` and ``update(_:)``, whose bodies never reach
-  /// the writer again (no user code runs in them), so accesses never overlap. Measured on an
-  /// audited ledger's payload: the run-time exclusivity checks cost about 850 instructions per
-  /// entry.
-  @exclusivity(unchecked) private var stream = JSONByteStream()
+  /// The stream, reached only through ``modify(_:)`` and ``update(_:)``: one access a step.
+  private var stream = JSONByteStream()
 
   /// Runs one step on the stream, in one access to it.
   func modify<Result>(

@@ -44,14 +44,14 @@ extension [UInt8]: ByteOutput {
 /// Measured on an audited ledger: about 570 instructions per entry less than an array kept
 /// from line to line.
 ///
-/// Used by one writer, under its lock only: its accesses never overlap, and are not checked.
+/// Used by one writer, under its lock.
 final class LineBuffer: ByteOutput {
-  @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
-  @exclusivity(unchecked) private var capacity: Int
+  private var storage: UnsafeMutableRawPointer
+  private var capacity: Int
   /// How many bytes the line has.
-  @exclusivity(unchecked) private(set) var count = 0
+  private(set) var count = 0
   /// The last timestamp's second, whose text the next timestamps within it reuse.
-  @exclusivity(unchecked) private var lastSecond = Timestamp.LastSecond()
+  private var lastSecond = Timestamp.LastSecond()
 
   /// The storage kept when a line is done: a longer line's is given back.
   private static let keptCapacity = 16_384
