@@ -30,18 +30,25 @@ func verdict(_ measurement: Measurement, among all: [Measurement]) -> Bool? {
   case .instructions, .instructionsRelative, .instructionsAbove:
     return nil
   case .relative(let other, let factor):
-    guard let reference = all.first(where: { $0.name == other }) else { return nil }
-    return measurement.storeNanoseconds <= reference.storeNanoseconds * factor
+    return isWithin(measurement, factor, of: other, among: all)
   case .flat(let factor):
     guard let first = measurement.segmentNanoseconds.first else { return nil }
     return measurement.segmentNanoseconds.allSatisfy { $0 <= first * factor }
   case .sharedFlushes(let entries, let other, let factor):
-    guard let reference = all.first(where: { $0.name == other }),
-      let entriesPerFlush = measurement.entriesPerFlush
+    guard let entriesPerFlush = measurement.entriesPerFlush,
+      let withinTime = isWithin(measurement, factor, of: other, among: all)
     else { return nil }
-    return entriesPerFlush >= entries
-      && measurement.storeNanoseconds <= reference.storeNanoseconds * factor
+    return entriesPerFlush >= entries && withinTime
   }
+}
+
+/// Whether a measurement's store time per dispatch is at most `factor` times that of the
+/// workload named `other` in the same run; nil when that workload was not run.
+private func isWithin(
+  _ measurement: Measurement, _ factor: Double, of other: String, among all: [Measurement]
+) -> Bool? {
+  guard let reference = all.first(where: { $0.name == other }) else { return nil }
+  return measurement.storeNanoseconds <= reference.storeNanoseconds * factor
 }
 
 /// The table's "met" cell: yes, NO, "callgrind" for an instruction budget, or nothing.
