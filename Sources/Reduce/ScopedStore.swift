@@ -228,7 +228,7 @@ extension Store {
   public func scope<Child: Sendable>(_ derive: @escaping @Sendable (State) -> Child)
     -> ScopedStore<Child>
   {
-    ScopedStore(scope: Scope(store: self, path: nil, derive: derive))
+    ScopedStore(scope: Scope(store: self, path: nil, range: nil, derive: derive))
   }
 }
 
@@ -258,6 +258,11 @@ protocol ScopeSource<State>: Sendable {
     -> any ScopeSource<Child>
   func scoped<Child: Sendable>(_ derive: @escaping @Sendable (State) -> Child)
     -> any ScopeSource<Child>
+  /// A value derived from one part of the substate: observed as that part is.
+  func scoped<Part: Sendable, Child: Sendable>(
+    through keyPath: KeyPath<State, Part> & Sendable,
+    _ derive: @escaping @Sendable (Part) -> Child
+  ) -> any ScopeSource<Child>
 }
 
 extension ScopeSource {
@@ -286,7 +291,26 @@ struct Scope<Root: Sendable, State: Sendable>: ScopeSource {
   let store: Store<Root>
   /// The path from the root's state, when the scope is made of key paths only.
   let path: ComposedPath<Root, State>?
+  /// The bytes of the root's state the substate is read from, when they are known: observers
+  /// are skipped by actions whose mutators touch other bytes.
+  let range: Range<Int>?
   let derive: @Sendable (Root) -> State
+
+  init(
+    store: Store<Root>, path: ComposedPath<Root, State>, derive: @escaping @Sendable (Root) -> State
+  ) {
+    self.init(store: store, path: path, range: byteRange(of: path.path), derive: derive)
+  }
+
+  init(
+    store: Store<Root>, path: ComposedPath<Root, State>?, range: Range<Int>?,
+    derive: @escaping @Sendable (Root) -> State
+  ) {
+    self.store = store
+    self.path = path
+    self.range = range
+    self.derive = derive
+  }
 
   var current: State { derive(store.core.readState()) }
 
@@ -309,9 +333,8 @@ struct Scope<Root: Sendable, State: Sendable>: ScopeSource {
   ) -> Subscription {
     let derive = derive
     return store.core.observe(
-      { select(derive($0)) }, isDuplicate: isDuplicate,
-      range: path.flatMap { byteRange(of: $0.path) },
-      shareKey: nil, initial: initial, finish: finish, observer)
+      { select(derive($0)) }, isDuplicate: isDuplicate, range: range, shareKey: nil,
+      initial: initial, finish: finish, observer)
   }
 
   func observe<Value: Equatable & Sendable>(
@@ -344,16 +367,29 @@ struct Scope<Root: Sendable, State: Sendable>: ScopeSource {
     -> any ScopeSource<Child>
   {
     let derive = derive
-    return Scope<Root, Child>(
-      store: store, path: path?.appending(keyPath),
-      derive: { derive($0)[keyPath: keyPath] })
+    guard let path = path?.appending(keyPath) else {
+      return Scope<Root, Child>(
+        store: store, path: nil, range: range, derive: { derive($0)[keyPath: keyPath] })
+    }
+    return Scope<Root, Child>(store: store, path: path, derive: { derive($0)[keyPath: keyPath] })
   }
 
   func scoped<Child: Sendable>(_ derive: @escaping @Sendable (State) -> Child)
     -> any ScopeSource<Child>
   {
     let parent = self.derive
-    return Scope<Root, Child>(store: store, path: nil, derive: { derive(parent($0)) })
+    return Scope<Root, Child>(
+      store: store, path: nil, range: range, derive: { derive(parent($0)) })
+  }
+
+  func scoped<Part: Sendable, Child: Sendable>(
+    through keyPath: KeyPath<State, Part> & Sendable,
+    _ derive: @escaping @Sendable (Part) -> Child
+  ) -> any ScopeSource<Child> {
+    let parent = self.derive
+    let partRange = path.map { byteRange(of: $0.appending(keyPath).path) } ?? range
+    return Scope<Root, Child>(
+      store: store, path: nil, range: partRange, derive: { derive(parent($0)[keyPath: keyPath]) })
   }
 }
 

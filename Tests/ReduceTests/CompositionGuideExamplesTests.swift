@@ -184,4 +184,48 @@ enum ComposingExample {
     #expect(store.select(total) == 90)
     for subscription in readers { subscription.cancel() }
   }
+
+  /// The types of Guides/Composing.md's "Scoping into a collection".
+  enum BoardExample {
+    struct Board: Equatable, Sendable {
+      var columns: [Column] = []
+      var notes: [String: String] = [:]
+    }
+
+    struct Column: Identifiable, Equatable, Sendable {
+      var id: Int
+      var title: String
+    }
+
+    struct Removed: Action {
+      var id: Int
+    }
+  }
+
+  @Test("Composing: scoping into a collection, by identity, position and key")
+  func scopingIntoACollection() throws {
+    typealias Board = BoardExample.Board
+    typealias Column = BoardExample.Column
+    let store = try Store(
+      initialState: Board(
+        columns: [
+          Column(id: 1, title: "To do"), Column(id: 2, title: "Doing"),
+          Column(id: 3, title: "Done"),
+        ],
+        notes: ["intro": "Hello"]),
+      mutators: [
+        Mutator(\Board.columns) { (columns: inout [Column], action: BoardExample.Removed) in
+          columns.removeAll { $0.id == action.id }
+        }
+      ])
+    let done = store.scope(\.columns, id: 3)  // ScopedStore<Column?>: follows column 3
+    let third = store.scope(\.columns, index: 2)  // ScopedStore<Column?>: whatever is third
+    let note = store.scope(\.notes, key: "intro")  // ScopedStore<String?>
+    let title = done.scope(\.?.title)  // ScopedStore<String?>
+    #expect(note.state == "Hello")
+    store.dispatch(BoardExample.Removed(id: 1))
+    #expect(done.state?.title == "Done" && title.state == "Done" && third.state == nil)
+    #expect(try done.dispatch(BoardExample.Removed(id: 3)).get() == nil)
+    #expect(title.state == nil)
+  }
 }
