@@ -82,7 +82,9 @@ public final class Store<State: Sendable>: Sendable, Observable {
   }
 
   /// The keys of the registered mutators, in registration order.
-  public var mutatorKeys: [MutatorKey] { core.withTurn { core.registry.keys } }
+  ///
+  /// Reading them never waits for a dispatch in progress on another thread.
+  public var mutatorKeys: [MutatorKey] { core.names.withLock { $0.mutatorKeys } }
 
   /// Checks that every top-level stored property of the state has a key-path mutator.
   ///
@@ -266,5 +268,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   }
 
   /// The names of the middleware in the chain, outermost first.
-  public var middlewareNames: [String] { core.withTurn { core.chain.names } }
+  ///
+  /// Reading them never waits for a dispatch in progress on another thread.
+  public var middlewareNames: [String] { core.names.withLock { $0.middlewareNames } }
 }

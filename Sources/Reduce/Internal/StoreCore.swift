@@ -28,7 +28,12 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   // Touched only holding the turn.
   @usableFromInline let reducer: Reducer<State>
-  @usableFromInline var plan = Plan<State>()
+  @usableFromInline var plan = Plan<State>() {
+    didSet { names.withLock { $0 = PlanNames(plan) } }
+  }
+  /// The keys and middleware names of `plan`, for readers on any thread: they never wait for
+  /// the turn, as reading the state does not.
+  let names = Locked(PlanNames(Plan<State>()))
   var observers: ObserverList<State>
   /// What a dispatch asks of `observers`, read without touching the list.
   @usableFromInline let watching = ObserverSummary()
@@ -274,6 +279,17 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
     errors.publish(failure)
     guard let fallback = withTurn({ fallback }), let action = fallback(failure) else { return }
     _ = dispatch(.action(action, isFallback: true))
+  }
+}
+
+/// The names of what a plan holds, copied when the plan is installed.
+struct PlanNames: Sendable {
+  var mutatorKeys: [MutatorKey]
+  var middlewareNames: [String]
+
+  init<State>(_ plan: Plan<State>) {
+    mutatorKeys = plan.registry.keys
+    middlewareNames = plan.chain.names
   }
 }
 
