@@ -43,7 +43,14 @@ let package = Package(
     .target(name: "ReduceUndo", dependencies: ["Reduce"], path: "Plugins/ReduceUndo"),
     .testTarget(name: "ReduceUndoTests", dependencies: ["ReduceUndo", "ReduceTesting", "Reduce"]),
     .target(name: "ReduceLogging", dependencies: ["Reduce"], path: "Plugins/ReduceLogging"),
-    .executableTarget(name: "reduce-audit", dependencies: ["ReduceLogging"]),
+    // The inspector page's HTML, CSS and JavaScript are embedded in the executable at build time.
+    .executableTarget(
+      name: "reduce-audit",
+      dependencies: ["ReduceLogging"],
+      resources: [
+        .embedInCode("Resources/inspector.html"), .embedInCode("Resources/inspector.css"),
+        .embedInCode("Resources/inspector.js"),
+      ]),
     // Figures of the file journal: standby lag while 8 clients write, replay from a snapshot.
     .executableTarget(name: "reduce-journal-bench", dependencies: ["Reduce", "ReduceLogging"]),
     // Keeps a durable audit log until it is killed: the crash test's child process.

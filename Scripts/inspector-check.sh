@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Checks the inspector page of `reduce-audit html` in a real browser: headless Chromium opens
-# the pages of (a) a small rotated ledger log (two files, a snapshot), (b) a copy of a log with
-# one byte changed in a middle line, (c) a 100,000-entry log, (d) a torn log and (e) the demo's
-# `--log` file, and the script checks the DOM each leaves: the entry counts, a filter read from
-# the URL fragment, the chain as `reduce-audit verify` sees it (the broken line of the tampered
-# log), and the 100,000-entry page finishing in time. It takes screenshots and prints where.
+# Checks the inspector page of `reduce-audit html`, first its sources in
+# Sources/reduce-audit/Resources: `node --check` parses inspector.js, the script holds no
+# `</script` or `<!--` and the style sheet no `</style` (either would end its element early in
+# the page), and inspector.html has exactly the slots `InspectorPage.Slot` fills. Then in a real
+# browser: headless Chromium opens the pages of (a) a small rotated ledger log (two files, a
+# snapshot), (b) a copy of a log with one byte changed in a middle line, (c) a 100,000-entry
+# log, (d) a torn log and (e) the demo's `--log` file, and the script checks the DOM each
+# leaves: the entry counts, a filter read from the URL fragment, the chain as `reduce-audit
+# verify` sees it (the broken line of the tampered log), and the 100,000-entry page finishing in
+# time. It takes screenshots and prints where.
 #
 # Usage: Scripts/inspector-check.sh [DIR]   (the logs, pages and screenshots go to DIR, by
-# default a new temporary directory). Installs chromium from Debian when it is missing.
+# default a new temporary directory). Installs chromium and nodejs from Debian when they are
+# missing.
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +27,27 @@ fail() {
   exit 1
 }
 pass() { echo "ok: $*"; }
+
+resources=Sources/reduce-audit/Resources
+echo "== the page's sources ($resources)"
+if ! command -v node >/dev/null 2>&1; then
+  echo "node is missing: installing nodejs from Debian"
+  Scripts/install-debian-package.sh nodejs
+fi
+node --check "$resources/inspector.js" || fail "$resources/inspector.js: node --check finds a syntax error"
+pass "node --check $resources/inspector.js"
+# A `</script` or `<!--` in the script, or a `</style` in the style sheet, would change where
+# the page's element ends.
+! grep -n -i -e '</script' -e '<!--' "$resources/inspector.js" ||
+  fail "$resources/inspector.js holds </script or <!-- (write \\x3c/script or split the string)"
+! grep -n -i '</style' "$resources/inspector.css" || fail "$resources/inspector.css holds </style"
+pass "no closing tag in inspector.js and inspector.css"
+slots="$(grep -o '{{[^}]*}}' "$resources/inspector.html" | sort | uniq -c | awk '{ print $2 "x" $1 }' |
+  paste -s -d ' ')"
+[ "$slots" = "{{logs}}x1 {{names}}x2 {{script}}x1 {{style}}x1" ] ||
+  fail "$resources/inspector.html: the slots are '$slots', not {{logs}}, {{names}} twice, {{script}}, {{style}}"
+pass "the slots of inspector.html: $slots"
+echo
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "chromium is missing: installing it from Debian"

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Each log is embedded in base64 in a `<script type="application/octet-stream">` element, so
 /// that the page decodes the very bytes the hashes were computed over; the page's
-/// Content-Security-Policy forbids every fetch. The style and the script are in
-/// `InspectorPage+Style.swift` and `InspectorPage+Script.swift`.
+/// Content-Security-Policy forbids every fetch. The page's markup, style sheet and script are the
+/// files `Resources/inspector.html`, `inspector.css` and `inspector.js`, embedded in the
+/// executable when it is built (`InspectorPage+Template.swift` says how they are put together).
 enum InspectorPage {
   /// One log file of the page.
   struct File {
@@ -18,69 +19,22 @@ enum InspectorPage {
 
   /// The page for log files, oldest first.
   static func render(_ files: [File]) -> String {
-    let names = files.map(\.name).joined(separator: ", ")
-    var data = ""
+    let names = escape(files.map(\.name).joined(separator: ", "))
+    var logs = ""
     for file in files {
-      data += "<script type=\"application/octet-stream\" class=\"log-file\" data-name=\""
-      data += escape(file.name) + "\" data-size=\"\(file.bytes.count)\">"
-      data += file.bytes.base64EncodedString()
-      data += "</script>\n"
+      logs += "<script type=\"application/octet-stream\" class=\"log-file\" data-name=\""
+      logs += escape(file.name) + "\" data-size=\"\(file.bytes.count)\">"
+      logs += file.bytes.base64EncodedString()
+      logs += "</script>\n"
     }
-    return """
-      <!doctype html>
-      <html lang="en">
-      <head>
-      <meta charset="utf-8">
-      <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-      <meta name="viewport" content="width=device-width, initial-scale=1">
-      <title>\(escape(names)) · Reduce audit log</title>
-      <style>\(style)</style>
-      </head>
-      <body data-ready="" data-chain="pending">
-      <header>
-        <h1>Reduce audit log</h1>
-        <span id="names" class="names">\(escape(names))</span>
-        <span id="chain" class="badge pending" role="status">Reading the log…</span>
-        <button id="goto-broken" class="hidden" type="button">Go to the broken line</button>
-      </header>
-      <main>
-        <aside id="filters" aria-label="Filters">
-          <label>Action type<select id="f-type"><option value="">all</option></select></label>
-          <label>Outcome<select id="f-outcome"><option value="">all</option>\
-      <option value="ok">ok</option><option value="failed">failed</option></select></label>
-          <label>Touched (mutator or substate)<input id="f-touched" list="touched-list" \
-      placeholder="e.g. \\.accounts" autocomplete="off" spellcheck="false"></label>
-          <datalist id="touched-list"></datalist>
-          <label>Text<input id="f-text" type="search" placeholder="anything in the line" \
-      spellcheck="false"></label>
-          <div class="range">
-            <label>Seq from<input id="f-from" type="number" inputmode="numeric"></label>
-            <label>to<input id="f-to" type="number" inputmode="numeric"></label>
-          </div>
-          <button id="f-clear" type="button">Clear the filters</button>
-          <p id="count" class="count"></p>
-          <h2>Chain</h2>
-          <p id="chain-text" class="note warn">Verifying…</p>
-          <h2>Files</h2>
-          <ul id="file-list" class="plain"></ul>
-          <h2>Snapshots</h2>
-          <ul id="snapshot-list" class="plain"></ul>
-          <p id="timing" class="timing"></p>
-        </aside>
-        <section id="timeline" aria-label="Timeline">
-          <div class="row head" role="row"><span>seq</span><span>time (UTC)</span>\
-      <span>action</span><span>outcome</span><span>touched / error</span></div>
-          <div id="viewport" tabindex="0"><div id="spacer"></div><div id="rows"></div></div>
-        </section>
-        <section id="detail" aria-label="Entry"><p class="hint">Select an entry to see its \
-      payload, its error and its place in the chain.</p></section>
-      </main>
-      <noscript><p class="noscript">This page needs JavaScript to read the log.</p></noscript>
-      \(data)<script>\(script)</script>
-      </body>
-      </html>
-
-      """
+    return template.filled { slot in
+      switch slot {
+      case .names: names
+      case .style: style
+      case .logs: logs
+      case .script: script
+      }
+    }
   }
 
   /// Text made safe for HTML content and attribute values.
