@@ -32,7 +32,7 @@ func pluginWorkloads() -> [Workload] {
   [
     pluginWorkload("thunk", target: nil) { ThunkMiddleware<CounterState, Void>() },
     Workload(
-      "thunk-sync", dispatches: 200_000, target: .instructions(6_000),
+      "thunk-sync", dispatches: 200_000, target: .instructions(8_000),
       store: { count in
         let store = try counterStore(middleware: [ThunkMiddleware<CounterState, Void>()])
         let thunk = Thunk<CounterState, Void> { context in context.dispatch(Increment()) }
@@ -50,7 +50,7 @@ func pluginWorkloads() -> [Workload] {
     pluginWorkload("logging-text", dispatches: 50_000, target: nil) {
       LoggingMiddleware<CounterState>(format: .text(style: .compact), sink: DiscardingSink())
     },
-    pluginWorkload("undo", target: .instructions(5_000)) {
+    pluginWorkload("undo", target: .instructions(7_000)) {
       try UndoMiddleware<CounterState>(limit: 10_000)
     },
     pluginWorkload("custom-recorder", target: .instructionsRelative(to: "undo", factor: 1.5)) {

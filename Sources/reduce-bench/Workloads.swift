@@ -186,7 +186,7 @@ func largeArraySegments(_ count: Int) throws -> (store: [Double], baseline: [Dou
 func coreWorkloads() -> [Workload] {
   [
     Workload(
-      "counter", target: .instructions(1_500),
+      "counter", target: .instructions(2_400),
       store: { count in
         let store = try counterStore()
         return { for _ in 0..<count { store.dispatch(Increment()) } }
@@ -202,7 +202,7 @@ func coreWorkloads() -> [Workload] {
       },
       baseline: counterBaseline),
     Workload(
-      "ten-substates", target: .instructions(2_500),
+      "ten-substates", target: .instructions(3_500),
       store: { count in
         let store = try Store(initialState: TenState(), mutators: tenMutators)
         return { for index in 0..<count { dispatchRoundRobin(store, index) } }
