@@ -315,7 +315,7 @@ struct Scope<Root: Sendable, State: Sendable>: ScopeSource {
   var current: State { derive(store.core.readState()) }
 
   func dispatch(_ action: any Action) -> Result<State, DispatchError> {
-    store.core.dispatch(action, returning: derive)
+    store.core.dispatch(.action(action, isFallback: false), returning: derive)
   }
 
   func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
@@ -323,7 +323,7 @@ struct Scope<Root: Sendable, State: Sendable>: ScopeSource {
   }
 
   func send(_ action: any Action) async -> Result<State, DispatchError> {
-    await store.core.send(action, returning: derive)
+    await store.core.send(.action(action, isFallback: false), returning: derive)
   }
 
   func observe<Value: Sendable>(

@@ -112,7 +112,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   /// - Returns: The state after the action and its follow-ups, or why the action failed.
   @inlinable @discardableResult
   public func dispatch(_ action: some Action) -> Result<State, DispatchError> {
-    core.dispatch(action)
+    core.dispatch(.action(action, isFallback: false), returning: { $0 })
   }
 
   /// Dispatches actions one after another, each reduced and observed on its own.
@@ -124,7 +124,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   not dispatched).
   @discardableResult
   public func dispatch(_ actions: [any Action]) -> Result<State, DispatchError> {
-    core.dispatch(.sequence(actions))
+    core.dispatch(.sequence(actions), returning: { $0 })
   }
 
   /// Dispatches an action from a task: as ``dispatch(_:)-(Action)``, but a task that finds the
@@ -143,7 +143,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   /// - Returns: The state after the action and its follow-ups, or why the action failed.
   @inlinable @discardableResult
   public func send(_ action: some Action) async -> Result<State, DispatchError> {
-    await core.send(action)
+    await core.send(.action(action, isFallback: false), returning: { $0 })
   }
 
   /// Dispatches actions one after another from a task, each reduced and observed on its own,
@@ -154,7 +154,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   ///   not dispatched).
   @discardableResult
   public func send(_ actions: [any Action]) async -> Result<State, DispatchError> {
-    await core.send(.sequence(actions))
+    await core.send(.sequence(actions), returning: { $0 })
   }
 
   /// Dispatches an action, and returns a value read from the state it produced: what a request
@@ -183,7 +183,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   public func dispatch<Value: Sendable>(
     _ action: some Action, returning read: @escaping @Sendable (State) -> Value
   ) -> Result<Value, DispatchError> {
-    core.dispatch(action, returning: read)
+    core.dispatch(.action(action, isFallback: false), returning: read)
   }
 
   /// Dispatches an action from a task, and returns a value read from the state it produced: as
@@ -198,7 +198,7 @@ public final class Store<State: Sendable>: Sendable, Observable {
   public func send<Value: Sendable>(
     _ action: some Action, returning read: @escaping @Sendable (State) -> Value
   ) async -> Result<Value, DispatchError> {
-    await core.send(action, returning: read)
+    await core.send(.action(action, isFallback: false), returning: read)
   }
 
   /// Dispatches every action of an async sequence as it arrives.

@@ -1,27 +1,3 @@
-/// A piece of work the store carries out in its turn.
-@usableFromInline
-enum Work {
-  /// An action dispatched from the top of the chain; a fallback's failure is not fallen back.
-  case action(any Action, isFallback: Bool)
-  /// Actions dispatched one after another (`dispatch([a, b])`).
-  case sequence([any Action])
-  /// The rest of a chain, from a `next` called after its dispatch ended: `run` carries it out.
-  case resume(any Action, run: () -> DispatchError?)
-
-  var isFallback: Bool {
-    if case .action(_, let isFallback) = self { return isFallback }
-    return false
-  }
-
-  /// The action a failure of the work after its turn is reported for.
-  @usableFromInline var action: any Action {
-    switch self {
-    case .action(let action, _), .resume(let action, _): action
-    case .sequence(let actions): actions.last ?? Batch([])
-    }
-  }
-}
-
 /// What the thread holding a store's turn keeps track of: the dispatch it is carrying out, the
 /// work queued behind it, and whether the store has closed.
 ///
@@ -61,12 +37,14 @@ final class Agenda: @unchecked Sendable {
   }
 
   /// Queues work to run after the current action.
+  @usableFromInline
   func append(_ work: Work) {
     followUps.append(work)
     waiting += 1
   }
 
   /// The next queued work, in the order it was queued; nil once every one was taken.
+  @usableFromInline
   func takeFollowUp() -> Work? {
     guard nextFollowUp < followUps.count else {
       followUps.removeAll(keepingCapacity: true)

@@ -1,3 +1,11 @@
+/// What a commit reduces: one action along its route, or a batch, whose actions `run` sends
+/// through the chain to be staged.
+@usableFromInline
+enum Reduction<State: Sendable> {
+  case action(any Action, Route<State>)
+  case batch(Batch, registry: Registry<State>, run: () throws(DispatchError) -> Void)
+}
+
 /// The state, and the reduction of actions into it: run the handlers of an action's route, show
 /// the change to the commit observers before it is made, and roll it back when a handler or an
 /// observer refuses it.
@@ -24,11 +32,18 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   /// What a commit changed: what the store tells its observers.
   @usableFromInline
   struct Change {
-    let commit: PendingCommit
+    @usableFromInline let commit: PendingCommit
     /// The state before, when the store kept it (a handler could throw, or an observer needs it).
-    let old: State?
+    @usableFromInline let old: State?
     /// The bytes the handlers may have changed; nil when unknown.
-    let touched: [Range<Int>]?
+    @usableFromInline let touched: [Range<Int>]?
+
+    @usableFromInline
+    init(commit: PendingCommit, old: State?, touched: [Range<Int>]?) {
+      self.commit = commit
+      self.old = old
+      self.touched = touched
+    }
   }
 
   @usableFromInline private(set) var state: State
@@ -50,27 +65,28 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     stateLock.withLock { _ in state }
   }
 
-  /// Reduces one action in place, when no handler can throw and nobody is shown the change.
+  /// Reduces an action along its route, or a batch, and commits it: the one way the state
+  /// changes.
   ///
-  /// - Returns: Whether a handler ran.
-  /// - Throws: A check's refusal, before the state changed.
-  @inlinable
-  func changeInPlace(_ action: any Action, route: Route<State>) throws(DispatchError) -> Bool {
-    if route.isEmpty { return false }
-    if route.hasChecks { try check(action, route) }
-    try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
-    return true
-  }
-
-  /// Reduces one action in place and commits it, when no handler can throw and nobody needs
-  /// the state before: the common case, with no copy of the state.
+  /// How is decided when the route is built: a route whose handlers cannot throw is reduced in
+  /// place, shown to `willCommit` before any change, so that nothing needs rolling back; one
+  /// whose handlers may throw, and a batch, are reduced with the state before kept, and put
+  /// back when a handler or `willCommit` refuses the change.
   ///
-  /// - Returns: The commit, or nil when no handler ran.
-  /// - Throws: A check's or an observer's refusal, before the state changed.
+  /// - Parameters:
+  ///   - reduction: The action and its route, or the batch.
+  ///   - chain: The chain of the dispatch, whose commit observers see the change.
+  ///   - keepOld: Whether an observer needs the state before.
+  /// - Returns: The change, or nil when no handler ran.
+  /// - Throws: A check's, a handler's or a commit observer's refusal; the state is then as it
+  ///   was.
   @inlinable
-  func commitInPlace(
-    _ action: any Action, route: Route<State>, chain: Chain<State>
-  ) throws(DispatchError) -> PendingCommit? {
+  func commit(_ reduction: Reduction<State>, chain: Chain<State>, keepOld: Bool)
+    throws(DispatchError) -> Change?
+  {
+    guard case .action(let action, let route) = reduction, route.reducesInPlace else {
+      return try commitKeepingOld(reduction, chain: chain)
+    }
     let commit = PendingCommit(
       action: action, mutators: route.keys, replacesState: route.replacesState, store: storeID)
     if route.isEmpty {
@@ -78,92 +94,66 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
       return nil
     }
     if route.hasChecks { try check(action, route) }
-    if !chain.recordings.isEmpty {
-      for recording in chain.recordings { recording.begin(state) }
-      try approve(commit, by: chain.checks)
-    }
-    try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
-    return commit
-  }
-
-  /// Reduces one action and commits it, keeping the state before: to roll back a handler that
-  /// throws, or for an observer that needs it.
-  ///
-  /// - Parameters:
-  ///   - action: The action that reached the reducers.
-  ///   - route: Its handlers.
-  ///   - chain: The chain of the dispatch, whose commit observers see the change.
-  ///   - keepOld: Whether an observer needs the state before.
-  /// - Returns: The change, or nil when no handler ran.
-  /// - Throws: The handler's or the observer's refusal; the state is then as it was.
-  @usableFromInline
-  func commit(
-    _ action: any Action, route: Route<State>, chain: Chain<State>,
-    keepOld: Bool
-  ) throws(DispatchError) -> Change? {
-    let commit = PendingCommit(
-      action: action, mutators: route.keys, replacesState: route.replacesState, store: storeID)
-    if route.isEmpty {
-      try approve(commit, by: chain.checks)
-      return nil
-    }
-    try check(action, route)
     for recording in chain.recordings { recording.begin(state) }
-    if !route.mayThrow {
-      // Decided: no handler can fail. Shown before any change, so nothing is rolled back.
-      try approve(commit, by: chain.checks)
-      let old = keepOld ? state : nil
-      try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
-      return Change(commit: commit, old: old, touched: route.touched)
-    }
-    let old = state
-    // Held until the change is accepted or rolled back: no other thread sees a change that
-    // `willCommit` may still refuse.
-    try stateLock.withLock { _ throws(DispatchError) in
-      do throws(DispatchError) {
-        try apply(action, route)
-        try approve(commit, by: chain.checks)
-      } catch {
-        state = old
-        throw error
-      }
-    }
+    if !chain.checks.isEmpty { try approve(commit, by: chain.checks) }
+    let old = keepOld ? state : nil
+    try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
     return Change(commit: commit, old: old, touched: route.touched)
   }
 
-  /// Reduces a batch: `run` sends each of its actions through the chain, whose reductions are
-  /// staged; then the batch commits once, or rolls back whole.
-  ///
-  /// - Returns: The change, or nil when no handler ran.
-  func commit(
-    _ batch: Batch, registry: Registry<State>, chain: Chain<State>,
-    run: () throws(DispatchError) -> Void
-  ) throws(DispatchError) -> Change? {
+  /// Reduces a change that may fail once it began (a handler that can throw, a batch) holding
+  /// `stateLock` until it is accepted or put back: no other thread sees a change that
+  /// `willCommit` may still refuse, nor a batch's first actions.
+  @usableFromInline
+  func commitKeepingOld(_ reduction: Reduction<State>, chain: Chain<State>)
+    throws(DispatchError) -> Change?
+  {
     let old = state
-    for recording in chain.recordings { recording.begin(state) }
-    stage = Stage(registry: registry)
-    status.setStaging(true)
-    defer {
-      stage = nil
-      status.setStaging(false)
-    }
-    // Held for the whole batch: no other thread sees its first actions before it commits.
-    let commit = try stateLock.withLock { _ throws(DispatchError) -> PendingCommit in
-      do throws(DispatchError) {
-        try run()
-        let staged = stage ?? Stage(registry: registry)
-        let commit = PendingCommit(
-          action: batch, mutators: staged.mutators, replacesState: staged.replacesState,
-          store: storeID)
+    switch reduction {
+    case .action(let action, let route):
+      let commit = PendingCommit(
+        action: action, mutators: route.keys, replacesState: route.replacesState, store: storeID)
+      if route.isEmpty {
         try approve(commit, by: chain.checks)
-        return commit
-      } catch {
-        state = old
-        throw error
+        return nil
       }
+      try check(action, route)
+      for recording in chain.recordings { recording.begin(state) }
+      try stateLock.withLock { _ throws(DispatchError) in
+        do throws(DispatchError) {
+          try apply(action, route)
+          try approve(commit, by: chain.checks)
+        } catch {
+          state = old
+          throw error
+        }
+      }
+      return Change(commit: commit, old: old, touched: route.touched)
+    case .batch(let batch, let registry, let run):
+      for recording in chain.recordings { recording.begin(state) }
+      stage = Stage(registry: registry)
+      status.setStaging(true)
+      defer {
+        stage = nil
+        status.setStaging(false)
+      }
+      let commit = try stateLock.withLock { _ throws(DispatchError) -> PendingCommit in
+        do throws(DispatchError) {
+          try run()
+          let staged = stage ?? Stage(registry: registry)
+          let commit = PendingCommit(
+            action: batch, mutators: staged.mutators, replacesState: staged.replacesState,
+            store: storeID)
+          try approve(commit, by: chain.checks)
+          return commit
+        } catch {
+          state = old
+          throw error
+        }
+      }
+      guard stage?.reduced == true else { return nil }
+      return Change(commit: commit, old: old, touched: nil)
     }
-    guard stage?.reduced == true else { return nil }
-    return Change(commit: commit, old: old, touched: nil)
   }
 
   /// Reduces one action of the batch being staged, holding the state lock the batch took; the
@@ -214,5 +204,58 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
         throw .reducerFailed(key: route.keys[index], action: action, underlying: error)
       }
     }
+  }
+}
+
+// MARK: Routes
+
+extension Registry {
+  /// The handlers an action of this type runs, in registration order.
+  @inlinable
+  func route(for action: any Action) -> Route<State> {
+    let type = ObjectIdentifier(action.dispatchedType)
+    let low = routedTypes.lowerBound(of: type) { $0 }
+    return low < routedTypes.count && routedTypes[low] == type ? routes[low] : everyAction
+  }
+}
+
+/// One handler an action runs.
+struct RouteStep<State>: Sendable {
+  let key: MutatorKey
+  let handler: Handler<State>
+  /// The bytes of the substate the handler changes; nil when unknown (a lens).
+  let range: Range<Int>?
+}
+
+/// The handlers an action type runs, and what the store needs to know about them before it
+/// runs them.
+@usableFromInline
+final class Route<State>: Sendable {
+  let steps: [RouteStep<State>]
+  /// Whether the route is reduced in place: no handler can throw, so no state before is kept
+  /// to roll back to.
+  @usableFromInline let reducesInPlace: Bool
+  @usableFromInline let hasChecks: Bool
+  /// The bytes the handlers may change; nil when some are unknown or the whole state changes.
+  @usableFromInline let touched: [Range<Int>]?
+  @usableFromInline let replacesState: Bool
+  /// The keys of the handlers' mutators, in the order they run.
+  @usableFromInline let keys: [MutatorKey]
+  /// The handlers' changes, in the same order (read apart from the keys, which a dispatch
+  /// needs only when a handler fails).
+  @usableFromInline let bodies: [@Sendable (inout State, any Action) throws -> Void]
+  /// Whether an action of this route changes nothing.
+  @usableFromInline let isEmpty: Bool
+
+  init(_ steps: [RouteStep<State>], replacesState: Bool = false) {
+    self.steps = steps
+    self.reducesInPlace = !steps.contains { $0.handler.mayThrow }
+    self.hasChecks = steps.contains { $0.handler.check != nil }
+    let ranges = steps.compactMap(\.range)
+    self.touched = ranges.count == steps.count && !replacesState ? ranges : nil
+    self.replacesState = replacesState
+    self.keys = steps.map(\.key)
+    self.bodies = steps.map(\.handler.body)
+    self.isEmpty = steps.isEmpty && !replacesState
   }
 }

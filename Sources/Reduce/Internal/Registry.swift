@@ -58,14 +58,6 @@ final class Registry<State: Sendable>: Sendable {
 
   var keys: [MutatorKey] { entries.map(\.mutator.key) }
 
-  /// The handlers an action of this type runs, in registration order.
-  @inlinable
-  func route(for action: any Action) -> Route<State> {
-    let type = ObjectIdentifier(action.dispatchedType)
-    let low = routedTypes.lowerBound(of: type) { $0 }
-    return low < routedTypes.count && routedTypes[low] == type ? routes[low] : everyAction
-  }
-
   /// Checks a mutator against itself and the registered ones.
   ///
   /// - Throws: The mutator's own problem, then `.keyRequired`, `.duplicateKey`,
@@ -126,46 +118,6 @@ struct RegisteredMutator<State: Sendable>: Sendable {
   let mutator: Mutator<State>
   /// The top-level properties the mutator covers, for `validateCoverage`.
   let topLevelProperties: [String]
-}
-
-/// One handler an action runs.
-struct RouteStep<State>: Sendable {
-  let key: MutatorKey
-  let handler: Handler<State>
-  /// The bytes of the substate the handler changes; nil when unknown (a lens).
-  let range: Range<Int>?
-}
-
-/// The handlers an action type runs, and what the store needs to know about them before it
-/// runs them.
-@usableFromInline
-final class Route<State>: Sendable {
-  let steps: [RouteStep<State>]
-  /// Whether a handler may throw: the store then keeps the old state to roll back to.
-  @usableFromInline let mayThrow: Bool
-  @usableFromInline let hasChecks: Bool
-  /// The bytes the handlers may change; nil when some are unknown or the whole state changes.
-  @usableFromInline let touched: [Range<Int>]?
-  @usableFromInline let replacesState: Bool
-  /// The keys of the handlers' mutators, in the order they run.
-  @usableFromInline let keys: [MutatorKey]
-  /// The handlers' changes, in the same order (read apart from the keys, which a dispatch
-  /// needs only when a handler fails).
-  @usableFromInline let bodies: [@Sendable (inout State, any Action) throws -> Void]
-  /// Whether an action of this route changes nothing.
-  @usableFromInline let isEmpty: Bool
-
-  init(_ steps: [RouteStep<State>], replacesState: Bool = false) {
-    self.steps = steps
-    self.mayThrow = steps.contains { $0.handler.mayThrow }
-    self.hasChecks = steps.contains { $0.handler.check != nil }
-    let ranges = steps.compactMap(\.range)
-    self.touched = ranges.count == steps.count && !replacesState ? ranges : nil
-    self.replacesState = replacesState
-    self.keys = steps.map(\.key)
-    self.bodies = steps.map(\.handler.body)
-    self.isEmpty = steps.isEmpty && !replacesState
-  }
 }
 
 extension Array {

@@ -1,98 +1,131 @@
-/// The path of one action dispatched on its own, from `Store.dispatch` to the commit: the path
-/// every dispatch takes, so the one part of the core that is inlinable.
+/// The one path of every dispatch, from `Store.dispatch` to the commit: a lone action, actions
+/// one after another, a follow-up queued from a middleware or an observer, the rest of a chain
+/// passed on late, and a batch all go through it.
 ///
-/// Compiled where the store is used, it is specialised for the store's state. Left generic,
-/// each generic type it touches (`Result<State, _>`, a route's steps, the commit observers)
-/// costs a look-up of its metadata at run time: measured on `counter`, 20,060 instructions per
-/// dispatch generic, against the figures in Guides/Performance.md specialised. Everything else
-/// (queued work, batches, observers, registration) is ordinary internal code.
+/// 1. ``dispatch(_:returning:)`` (or ``send(_:returning:)`` from a task) takes the turn, or
+///    queues the work when this thread holds it already.
+/// 2. ``carryOutAndRelease(_:reading:)`` carries the work out, then its follow-ups, reads the
+///    result, releases the turn and runs the commit observers' `afterTurn`.
+/// 3. ``run(_:from:in:)`` numbers the dispatch, and ``runChain(_:from:in:)`` hands the action to
+///    each middleware in turn (its `next` comes back to ``pass(_:to:dispatch:)``).
+/// 4. Past the last middleware, ``reduce(_:in:)`` asks the ``Reducer`` to commit the action
+///    along its route, and ``committed(_:_:)`` tells Observation, the observers and the commit
+///    observers.
+///
+/// The path is inlinable, so it is compiled for the store's state where the store is used: code
+/// compiled for any state pays a look-up of the metadata of each generic type it touches. A
+/// middleware's `next` and context, compiled for any state, come back into it through the
+/// closures of ``Specialized``, which `Store.init` makes where the state is known.
 extension StoreCore {
-  /// Dispatches an action: queued behind the current one when this thread is dispatching,
-  /// otherwise carried out in the turn; the result is the state it left.
-  @inlinable
-  func dispatch(_ action: any Action) -> Result<State, DispatchError> {
-    dispatch(action, returning: { $0 })
-  }
+  // MARK: Entering the turn
 
-  /// Dispatches an action from a task: a task that finds the store busy suspends.
+  /// Carries out work and returns a value read from the state it left, or its failure.
+  ///
+  /// From inside a dispatch on this thread, the work is queued behind the current action and
+  /// the value is read from the state now.
   @inlinable
-  func send(_ action: any Action) async -> Result<State, DispatchError> {
-    await send(action, returning: { $0 })
-  }
-
-  /// Dispatches an action and reads a value from the state it left, in the turn, so that no
-  /// caller keeps the state while other actions change it.
-  @inlinable
-  func dispatch<Value>(_ action: any Action, returning read: (State) -> Value)
+  func dispatch<Value>(_ work: Work, returning read: (State) -> Value)
     -> Result<Value, DispatchError>
   {
     if turn.isHeldByCurrentThread {
-      queue(.action(action, isFallback: false))
+      queue(work)
       return .success(read(reducer.state))
     }
     turn.acquire()
-    let (result, plan) = carryOut(action, reading: read)
-    return release(result, ranWith: plan, reportingFor: action)
+    return carryOutAndRelease(work, reading: read)
   }
 
-  /// As `dispatch(_:returning:)`, from a task.
+  /// As ``dispatch(_:returning:)``, from a task: a task that finds the store busy suspends.
   @inlinable
-  func send<Value>(_ action: any Action, returning read: (State) -> Value) async
+  func send<Value>(_ work: Work, returning read: (State) -> Value) async
     -> Result<Value, DispatchError>
   {
     await turn.acquireSuspending()
-    let (result, plan) = carryOut(action, reading: read)
-    return release(result, ranWith: plan, reportingFor: action)
+    return carryOutAndRelease(work, reading: read)
   }
 
-  /// Holding the turn: carries out an action and every follow-up it queued, then reads the
-  /// value unless it failed, then runs what the reader dispatched (which it should not).
+  /// Dispatches actions one after another unless `refusal`, asked once the turn is taken,
+  /// refuses them.
+  func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
+    -> Result<State, DispatchError>
+  {
+    if turn.isHeldByCurrentThread {
+      if let refused = refusal() { return .failure(refused) }
+      queue(.sequence(actions))
+      return .success(reducer.state)
+    }
+    turn.acquire()
+    if let refused = refusal() {
+      turn.release()
+      return .failure(refused)
+    }
+    return carryOutAndRelease(.sequence(actions), reading: { $0 })
+  }
+
+  /// Holding the turn: carries out the work and every follow-up it queued, reads the value
+  /// unless the work failed, releases the turn, then runs the commit observers' `afterTurn`
+  /// (their failures reported for the work's action).
   ///
-  /// The dispatch runs with the plan it found, which it returns: the chain's commit observers
-  /// then ask for `afterTurn` as the chain was when it started.
+  /// The work runs with the plan it found: the chain's commit observers are asked for
+  /// `afterTurn` as the chain was when the work started.
   @inlinable
-  func carryOut<Value>(_ action: any Action, reading read: (State) -> Value)
-    -> (Result<Value, DispatchError>, Plan<State>)
+  func carryOutAndRelease<Value>(_ work: Work, reading read: (State) -> Value)
+    -> Result<Value, DispatchError>
   {
     let plan = plan
-    let failure = run(action, from: plan.chain.first, in: plan)
-    if let failure { handle(failure, isFallback: false) }
+    let failure = perform(work, in: plan)
+    if let failure { handle(failure, isFallback: work.isFallback) }
     if agenda.hasFollowUps { runFollowUps() }
     let result: Result<Value, DispatchError> =
       if let failure { .failure(failure) } else { .success(read(reducer.state)) }
+    // What the reader dispatched, which it should not.
     if agenda.hasFollowUps { runFollowUps() }
-    return (result, plan)
-  }
-
-  /// Holding the turn, once a dispatch that ran with `plan` is carried out: releases the turn,
-  /// then runs the commit observers' `afterTurn` (their failures reported for `action`).
-  ///
-  /// Always inlined: once per dispatch, where the optimiser left it a call (counter +41
-  /// instructions).
-  @inlinable @inline(__always)
-  func release<Value>(
-    _ result: Result<Value, DispatchError>, ranWith plan: Plan<State>,
-    reportingFor action: any Action
-  ) -> Result<Value, DispatchError> {
     turn.release()
     guard plan.hasAfterTurn else { return result }
-    return finish(result, afterTurn: plan.chain.afterTurn, action: action)
+    return finish(result, afterTurn: plan.chain.afterTurn, action: work.action)
   }
 
-  /// Runs the rest of a chain for an action a middleware passed on: at once during the
-  /// dispatch it belongs to; queued when this thread is carrying out another; as a dispatch of
-  /// its own otherwise.
-  @inlinable
-  func pass(_ action: any Action, to node: ChainNode<State>?, dispatch: UInt64)
-    throws(DispatchError)
-  {
-    let isHeld = turn.isHeldByCurrentThread
-    guard isHeld, dispatch == agenda.currentDispatch else {
-      let rest = Work.resume(action, run: { self.run(action, from: node, in: nil) })
-      if isHeld { queue(rest) } else { try passLate(rest) }
-      return
+  /// Queues work behind the current action, holding the turn.
+  @usableFromInline
+  func queue(_ work: Work) {
+    if reducer.status.isReducing {
+      // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
+      fatalError(
+        "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
+      )
     }
-    try runChain(action, from: node, in: nil)
+    agenda.append(work)
+  }
+
+  // MARK: Carrying out
+
+  /// Holding the turn: carries out one piece of work; returns its failure.
+  ///
+  /// `plan` is the store's plan when the caller has just read it; nil: it is read here.
+  @inlinable
+  func perform(_ work: Work, in plan: Plan<State>?) -> DispatchError? {
+    switch work {
+    case .action(let action, _):
+      let plan = plan ?? self.plan
+      return run(action, from: plan.chain.first, in: plan)
+    case .resume(_, let rest):
+      return rest()
+    case .sequence(let actions):
+      for action in actions {
+        let plan = self.plan
+        if let failure = run(action, from: plan.chain.first, in: plan) { return failure }
+        if agenda.hasFollowUps { runFollowUps() }
+      }
+      return nil
+    }
+  }
+
+  /// Holding the turn: runs the queued work, and what it queues, in the order it was queued.
+  @inlinable
+  func runFollowUps() {
+    while let work = agenda.takeFollowUp() {
+      if let failure = perform(work, in: nil) { handle(failure, isFallback: work.isFallback) }
+    }
   }
 
   /// Holding the turn: runs an action from a middleware of the chain (nil: the reducers) as a
@@ -112,11 +145,13 @@ extension StoreCore {
     }
   }
 
+  // MARK: The chain
+
   /// Holding the turn: hands the action to a middleware, or (nil) to the reducers.
   ///
-  /// The reducers run with the store's registry as it is when the action reaches them: a
-  /// middleware may register a mutator before it calls `next`. `plan` is the store's plan when
-  /// the caller has just read it and no middleware ran since; nil: it is read here.
+  /// The reducers run with the store's plan as it is when the action reaches them: a middleware
+  /// may register a mutator before it calls `next`. `plan` is the store's plan when the caller
+  /// has just read it and no middleware ran since; nil: it is read here.
   @inlinable
   func runChain(_ action: any Action, from node: ChainNode<State>?, in plan: Plan<State>?)
     throws(DispatchError)
@@ -137,41 +172,119 @@ extension StoreCore {
     }
   }
 
-  /// Holding the turn: reduces an action and shows its commit to the chain's commit observers.
+  /// Runs the rest of a chain for an action a middleware passed on: at once during the
+  /// dispatch it belongs to; queued when this thread is carrying out another; as a dispatch of
+  /// its own otherwise.
+  @inlinable
+  func pass(_ action: any Action, to node: ChainNode<State>?, dispatch: UInt64)
+    throws(DispatchError)
+  {
+    let isHeld = turn.isHeldByCurrentThread
+    if isHeld, dispatch == agenda.currentDispatch {
+      try runChain(action, from: node, in: nil)
+      return
+    }
+    let rest = Work.resume(action, run: { self.run(action, from: node, in: nil) })
+    if isHeld {
+      queue(rest)
+    } else if case .failure(let failure) = self.dispatch(rest, returning: { _ in () }) {
+      throw failure
+    }
+  }
+
+  // MARK: Reducing
+
+  /// Holding the turn: reduces an action along its route, commits it, and tells everyone.
   ///
-  /// A batch, an action of a batch, and an action whose state before must be kept take the
-  /// general path.
+  /// A batch sends each of its actions through the whole chain; they are staged, and the batch
+  /// commits once. An action of a batch being staged only joins it.
   @inlinable
   func reduce(_ action: any Action, in plan: Plan<State>) throws(DispatchError) {
-    if type(of: action) == Batch.self, let batch = action as? Batch {
-      try reduce(batch, in: plan)
-      return
-    }
     if reducer.status.isStaging {
-      try reducer.stage(action)
+      if let batch = action as? Batch {
+        // Nested: its actions are part of the enclosing batch.
+        for action in batch.actions { try runChain(action, from: plan.chain.first, in: plan) }
+      } else {
+        try reducer.stage(action)
+      }
       return
     }
-    let route = plan.registry.route(for: action)
-    let chain = plan.chain
-    if route.mayThrow || watching.needsOldState {
-      let change = try reducer.commit(
-        action, route: route, chain: chain, keepOld: watching.needsOldState)
-      if let change { committed(change, chain) }
-      return
+    let reduction: Reduction<State>
+    if type(of: action) == Batch.self, let batch = action as? Batch {
+      let first = plan.chain.first
+      reduction = .batch(batch, registry: plan.registry) { () throws(DispatchError) in
+        for action in batch.actions { try self.runChain(action, from: first, in: plan) }
+      }
+    } else {
+      reduction = .action(action, plan.registry.route(for: action))
     }
-    if chain.recordings.isEmpty && watching.isEmpty {
-      // Nobody to show the commit to: no commit to make.
-      if try reducer.changeInPlace(action, route: route), isObserved { tellObservation() }
-      return
+    let change = try reducer.commit(
+      reduction, chain: plan.chain, keepOld: watching.needsOldState)
+    if let change { committed(change, plan.chain) }
+  }
+
+  /// Holding the turn, after a commit: tells Observation, the observers, then the commit
+  /// observers.
+  ///
+  /// The observers run here, in the turn, on the dispatching thread, before the dispatch
+  /// returns; what they dispatch is queued behind the current action.
+  @inlinable
+  func committed(_ change: Reducer<State>.Change, _ chain: Chain<State>) {
+    if change.old == nil || !isUnchanged(since: change) {
+      if isObserved { tellObservation() }
+      if !watching.isEmpty, watching.mayChange(touched: change.touched) { tellObservers(change) }
     }
-    guard let commit = try reducer.commitInPlace(action, route: route, chain: chain)
-    else { return }
-    if isObserved { tellObservation() }
-    if !watching.isEmpty, watching.mayChange(touched: route.touched) {
-      tellObservers(commit, touched: route.touched)
-    }
+    tellCommitObservers(change, chain)
+  }
+
+  @inlinable
+  func tellCommitObservers(_ change: Reducer<State>.Change, _ chain: Chain<State>) {
     if chain.recordings.isEmpty { return }
     let state = reducer.state
-    for recording in chain.recordings { recording.finish(state, commit) }
+    for recording in chain.recordings { recording.finish(state, change.commit) }
+  }
+}
+
+/// A piece of work the store carries out in its turn.
+@usableFromInline
+enum Work {
+  /// An action dispatched from the top of the chain; a fallback's failure is not fallen back.
+  case action(any Action, isFallback: Bool)
+  /// Actions dispatched one after another (`dispatch([a, b])`).
+  case sequence([any Action])
+  /// The rest of a chain, from a `next` called after its dispatch ended: `run` carries it out.
+  case resume(any Action, run: () -> DispatchError?)
+
+  @usableFromInline var isFallback: Bool {
+    if case .action(_, let isFallback) = self { return isFallback }
+    return false
+  }
+
+  /// The action a failure of the work after its turn is reported for.
+  @usableFromInline var action: any Action {
+    switch self {
+    case .action(let action, _), .resume(let action, _): action
+    case .sequence(let actions): actions.last ?? Batch([])
+    }
+  }
+}
+
+/// The engine's steps that code compiled for any state calls (a middleware's `next` and
+/// context), made where the store's state is known so that they run compiled for it.
+@usableFromInline
+struct Specialized<State: Sendable>: Sendable {
+  /// Runs the rest of a chain for a `next`: ``StoreCore/pass(_:to:dispatch:)``.
+  @usableFromInline let pass:
+    @Sendable (StoreCore<State>, any Action, ChainNode<State>?, UInt64) throws(DispatchError) ->
+      Void
+  /// Dispatches work from a middleware's context: ``StoreCore/dispatch(_:returning:)``.
+  @usableFromInline let dispatch: @Sendable (StoreCore<State>, Work) -> Result<State, DispatchError>
+
+  @inlinable
+  init() {
+    pass = { core, action, node, dispatch throws(DispatchError) in
+      try core.pass(action, to: node, dispatch: dispatch)
+    }
+    dispatch = { core, work in core.dispatch(work, returning: { $0 }) }
   }
 }

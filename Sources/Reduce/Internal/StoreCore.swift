@@ -59,141 +59,19 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   var registry: Registry<State> { plan.registry }
   var chain: Chain<State> { plan.chain }
 
-  // MARK: Dispatching
-
-  /// Carries out work and returns the state it left, or its failure.
-  ///
-  /// From inside a dispatch on this thread, the work is queued behind the current action and
-  /// the result is the state now.
-  @inlinable
-  func dispatch(_ work: Work) -> Result<State, DispatchError> {
-    if turn.isHeldByCurrentThread {
-      queue(work)
-      return .success(reducer.state)
-    }
-    turn.acquire()
-    return carryOutAndRelease(work, reportingFor: work.action)
-  }
-
-  /// Carries out work from a task: a task that finds the store busy suspends.
-  func send(_ work: Work) async -> Result<State, DispatchError> {
-    await turn.acquireSuspending()
-    return carryOutAndRelease(work, reportingFor: work.action)
-  }
-
-  /// Dispatches a sequence unless `refusal`, asked once the turn is taken, refuses it.
-  func dispatch(_ actions: [any Action], unless refusal: () -> DispatchError?)
-    -> Result<State, DispatchError>
-  {
-    if turn.isHeldByCurrentThread {
-      if let refused = refusal() { return .failure(refused) }
-      queue(.sequence(actions))
-      return .success(reducer.state)
-    }
-    turn.acquire()
-    if let refused = refusal() {
-      turn.release()
-      return .failure(refused)
-    }
-    return carryOutAndRelease(.sequence(actions), reportingFor: Batch(actions))
-  }
-
-  /// Holding the turn: carries out work and every follow-up it queued, releases the turn, and
-  /// returns the state the work left, or its failure, once the commit observers' `afterTurn`
-  /// ran (their failures reported for `action`).
+  /// Whether the state is equal to the one before a change, for an `Equatable` state.
   @usableFromInline
-  func carryOutAndRelease(_ work: Work, reportingFor action: any Action)
-    -> Result<State, DispatchError>
-  {
-    let plan = plan
-    let result: Result<State, DispatchError> =
-      if let failure = carryOut(work) { .failure(failure) } else { .success(reducer.state) }
-    return release(result, ranWith: plan, reportingFor: action)
+  func isUnchanged(since change: Reducer<State>.Change) -> Bool {
+    guard let old = change.old, let isEqual else { return false }
+    return isEqual(old, reducer.state)
   }
 
-  /// Runs the rest of a chain that a middleware passed on after its dispatch ended, from
-  /// another thread: as a dispatch of its own.
+  /// Tells the observers of a change.
   @usableFromInline
-  func passLate(_ work: Work) throws(DispatchError) {
-    if case .failure(let failure) = dispatch(work) { throw failure }
-  }
-
-  /// Queues work behind the current action, holding the turn.
-  @usableFromInline
-  func queue(_ work: Work) {
-    if reducer.status.isReducing {
-      // A mistake of the caller's: `fatalError`, whose message an optimized build prints too.
-      fatalError(
-        "A reducer dispatched to the store. Reducers must be pure functions of their substate and action: dispatch follow-up actions from a middleware or an observer instead."
-      )
-    }
-    agenda.append(work)
-  }
-
-  /// Holding the turn: runs the work and every follow-up it queued.
-  func carryOut(_ work: Work) -> DispatchError? {
-    let failure = perform(work)
-    if let failure { handle(failure, isFallback: work.isFallback) }
-    runFollowUps()
-    return failure
-  }
-
-  private func perform(_ work: Work) -> DispatchError? {
-    switch work {
-    case .action(let action, _):
-      return specialized.run(self, action)
-    case .resume(_, let run):
-      return run()
-    case .sequence(let actions):
-      for action in actions {
-        if let failure = specialized.run(self, action) { return failure }
-        runFollowUps()
-      }
-      return nil
-    }
-  }
-
-  /// Holding the turn: runs the queued work, and what it queues, in the order it was queued.
-  @usableFromInline
-  func runFollowUps() {
-    while let work = agenda.takeFollowUp() {
-      if let failure = perform(work) { handle(failure, isFallback: work.isFallback) }
-    }
-  }
-
-  // MARK: Reducing
-
-  /// A batch's actions each go through the whole chain, then the batch commits once.
-  @usableFromInline
-  func reduce(_ batch: Batch, in plan: Plan<State>) throws(DispatchError) {
-    let first = plan.chain.first
-    if reducer.status.isStaging {
-      // Nested: its actions are part of the enclosing batch.
-      for action in batch.actions { try runChain(action, from: first, in: plan) }
-      return
-    }
-    let change = try reducer.commit(batch, registry: plan.registry, chain: plan.chain) {
-      () throws(DispatchError) in
-      for action in batch.actions { try runChain(action, from: first, in: plan) }
-    }
-    if let change { committed(change, plan.chain) }
-  }
-
-  /// Holding the turn, after a commit: tells Observation, the observers, then the commit observers.
-  ///
-  /// The observers run here, in the turn, on the dispatching thread, before the
-  /// dispatch returns; what they dispatch is queued behind the current action.
-  @usableFromInline
-  func committed(_ change: Reducer<State>.Change, _ chain: Chain<State>) {
-    let state = reducer.state
-    let unchanged = change.old.map { old in isEqual?(old, state) ?? false } ?? false
-    if !unchanged {
-      if isObserved { tellObservation() }
-      // A copy of the list: an observer may subscribe or cancel while it is told.
-      let observers = self.observers
-      observers.tell(change, state: state)
-    }
-    for recording in chain.recordings { recording.finish(state, change.commit) }
+  func tellObservers(_ change: Reducer<State>.Change) {
+    // A copy of the list: an observer may subscribe or cancel while it is told.
+    let observers = self.observers
+    observers.tell(change, state: reducer.state)
   }
 
   /// Whether `state` was read where Observation tracks it.
@@ -204,13 +82,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func tellObservation() {
     guard let store else { return }
     registrar.withMutation(of: store, keyPath: \.state) {}
-  }
-
-  /// Tells the observers of a commit made in place (no state before was kept).
-  @usableFromInline
-  func tellObservers(_ commit: PendingCommit, touched: [Range<Int>]?) {
-    let observers = self.observers
-    observers.tell(Reducer.Change(commit: commit, old: nil, touched: touched), state: reducer.state)
   }
 
   // MARK: Reading
@@ -278,7 +149,7 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   func report(_ failure: DispatchError) {
     errors.publish(failure)
     guard let fallback = withTurn({ fallback }), let action = fallback(failure) else { return }
-    _ = dispatch(.action(action, isFallback: true))
+    _ = dispatch(.action(action, isFallback: true), returning: { $0 })
   }
 }
 
