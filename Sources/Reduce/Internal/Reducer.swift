@@ -259,3 +259,29 @@ final class Route<State>: Sendable {
     self.isEmpty = steps.isEmpty && !replacesState
   }
 }
+
+/// Whether a store's reducers are at work: a handler running, or a batch being reduced.
+///
+/// Not generic, for the reason ``Agenda`` is not. Touched only by the thread holding the turn.
+@usableFromInline
+final class ReducerStatus: @unchecked Sendable {
+  // `@unchecked Sendable`: touched only by the thread holding the store's turn.
+  private var reducing = false
+  private var staging = false
+
+  /// Whether a handler or a check is running: the store stops a reducer that reads, dispatches
+  /// or subscribes.
+  var isReducing: Bool { reducing }
+
+  /// Whether a batch is being reduced.
+  @usableFromInline var isStaging: Bool { staging }
+
+  @usableFromInline
+  func setReducing(_ value: Bool) {
+    reducing = value
+  }
+
+  func setStaging(_ value: Bool) {
+    staging = value
+  }
+}

@@ -243,6 +243,62 @@ extension StoreCore {
     let state = reducer.state
     for recording in chain.recordings { recording.finish(state, change.commit) }
   }
+
+  // MARK: Telling the observers
+
+  /// Whether the state is equal to the one before a change, for an `Equatable` state.
+  @usableFromInline
+  func isUnchanged(since change: Reducer<State>.Change) -> Bool {
+    guard let old = change.old, let isEqual else { return false }
+    return isEqual(old, reducer.state)
+  }
+
+  /// Tells the observers of a change.
+  @usableFromInline
+  func tellObservers(_ change: Reducer<State>.Change) {
+    // A copy of the list: an observer may subscribe or cancel while it is told.
+    let observers = self.observers
+    observers.tell(change, state: reducer.state)
+  }
+
+  /// Tells Observation's registrar that the state changed.
+  @usableFromInline
+  func tellObservation() {
+    guard let store else { return }
+    registrar.withMutation(of: store, keyPath: \.state) {}
+  }
+
+  // MARK: Failures and the end of a turn
+
+  /// After the turn: runs the commit observers' `afterTurn`, and reports what fails.
+  @usableFromInline
+  func finish<Value>(
+    _ result: Result<Value, DispatchError>, afterTurn: [CommitHooks],
+    action: any Action
+  ) -> Result<Value, DispatchError> {
+    var result = result
+    for recording in afterTurn {
+      do {
+        try recording.afterTurn?()
+      } catch {
+        let failure =
+          error as? DispatchError
+          ?? .middlewareFailed(name: recording.name, action: action, underlying: error)
+        if case .success = result { result = .failure(failure) }
+        report(failure)
+      }
+    }
+    return result
+  }
+
+  /// Holding the turn: publishes a failure and queues the fallback's action.
+  @usableFromInline
+  func handle(_ failure: DispatchError, isFallback: Bool) {
+    errors.publish(failure)
+    if !isFallback, let fallback, let action = fallback(failure) {
+      agenda.append(.action(action, isFallback: true))
+    }
+  }
 }
 
 /// A piece of work the store carries out in its turn.
@@ -286,5 +342,65 @@ struct Specialized<State: Sendable>: Sendable {
       try core.pass(action, to: node, dispatch: dispatch)
     }
     dispatch = { core, work in core.dispatch(work, returning: { $0 }) }
+  }
+}
+
+/// What the thread holding a store's turn keeps track of: the dispatch it is carrying out, the
+/// work queued behind it, and whether the store has closed.
+///
+/// It is not generic and its fields are private, so the compiler sees every access to them and
+/// checks their exclusivity when it compiles. The same fields in the generic engine were
+/// checked at run time, on every dispatch (measured on `counter`: Guides/Performance.md).
+///
+/// Touched only by the thread holding the turn.
+@usableFromInline
+final class Agenda: @unchecked Sendable {
+  // `@unchecked Sendable`: touched only by the thread holding the store's turn.
+  private var followUps: [Work] = []
+  private var nextFollowUp = 0
+  /// How many of `followUps` wait: read by every dispatch, where `followUps.count` would be an
+  /// access the compiler checks at run time (its elements' deinitialisers may run any code).
+  private var waiting = 0
+  private var dispatch: UInt64 = 0
+  private var closed = false
+
+  /// The dispatch being carried out: a `next` of another one is queued, not run in it.
+  @usableFromInline var currentDispatch: UInt64 { dispatch }
+
+  /// Whether the store has closed: nothing more is run.
+  @usableFromInline var isClosed: Bool { closed }
+
+  /// Whether work is queued behind the current action.
+  @usableFromInline var hasFollowUps: Bool { waiting > 0 }
+
+  /// Starts a dispatch of its own: an action from the top of the chain, or a late `next`.
+  @usableFromInline
+  func beginDispatch() {
+    dispatch &+= 1
+  }
+
+  func close() {
+    closed = true
+  }
+
+  /// Queues work to run after the current action.
+  @usableFromInline
+  func append(_ work: Work) {
+    followUps.append(work)
+    waiting += 1
+  }
+
+  /// The next queued work, in the order it was queued; nil once every one was taken.
+  @usableFromInline
+  func takeFollowUp() -> Work? {
+    guard nextFollowUp < followUps.count else {
+      followUps.removeAll(keepingCapacity: true)
+      nextFollowUp = 0
+      return nil
+    }
+    let work = followUps[nextFollowUp]
+    nextFollowUp += 1
+    waiting -= 1
+    return work
   }
 }

@@ -41,6 +41,9 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   /// Whether `state` was read where Observation tracks it: only then is the registrar told.
   private let isTracked = Atomic<Bool>(false)
 
+  /// Whether `state` was read where Observation tracks it.
+  @usableFromInline var isObserved: Bool { isTracked.load(ordering: .relaxed) }
+
   @usableFromInline
   init(
     initialState: State, fallback: (@Sendable (DispatchError) -> (any Action)?)?,
@@ -58,31 +61,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
 
   var registry: Registry<State> { plan.registry }
   var chain: Chain<State> { plan.chain }
-
-  /// Whether the state is equal to the one before a change, for an `Equatable` state.
-  @usableFromInline
-  func isUnchanged(since change: Reducer<State>.Change) -> Bool {
-    guard let old = change.old, let isEqual else { return false }
-    return isEqual(old, reducer.state)
-  }
-
-  /// Tells the observers of a change.
-  @usableFromInline
-  func tellObservers(_ change: Reducer<State>.Change) {
-    // A copy of the list: an observer may subscribe or cancel while it is told.
-    let observers = self.observers
-    observers.tell(change, state: reducer.state)
-  }
-
-  /// Whether `state` was read where Observation tracks it.
-  @usableFromInline var isObserved: Bool { isTracked.load(ordering: .relaxed) }
-
-  /// Tells Observation's registrar that the state changed.
-  @usableFromInline
-  func tellObservation() {
-    guard let store else { return }
-    registrar.withMutation(of: store, keyPath: \.state) {}
-  }
 
   // MARK: Reading
 
@@ -114,36 +92,6 @@ final class StoreCore<State: Sendable>: @unchecked Sendable {
   }
 
   // MARK: Errors
-
-  /// After the turn: runs the commit observers' `afterTurn`, and reports what fails.
-  @usableFromInline
-  func finish<Value>(
-    _ result: Result<Value, DispatchError>, afterTurn: [CommitHooks],
-    action: any Action
-  ) -> Result<Value, DispatchError> {
-    var result = result
-    for recording in afterTurn {
-      do {
-        try recording.afterTurn?()
-      } catch {
-        let failure =
-          error as? DispatchError
-          ?? .middlewareFailed(name: recording.name, action: action, underlying: error)
-        if case .success = result { result = .failure(failure) }
-        report(failure)
-      }
-    }
-    return result
-  }
-
-  /// Holding the turn: publishes a failure and queues the fallback's action.
-  @usableFromInline
-  func handle(_ failure: DispatchError, isFallback: Bool) {
-    errors.publish(failure)
-    if !isFallback, let fallback, let action = fallback(failure) {
-      agenda.append(.action(action, isFallback: true))
-    }
-  }
 
   /// Publishes a failure found outside a dispatch, and dispatches the fallback's action.
   func report(_ failure: DispatchError) {
