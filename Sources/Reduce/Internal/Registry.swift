@@ -8,8 +8,7 @@ final class Registry<State: Sendable>: Sendable {
   /// The action types some handler names, in increasing order, and the route of each.
   ///
   /// A sorted array searched by halves rather than a dictionary: finding a route is a few
-  /// comparisons of identities, where a dictionary hashes the identity first (about 130
-  /// instructions of `counter`'s dispatch).
+  /// comparisons of identities, where a dictionary hashes the identity first.
   @usableFromInline let routedTypes: [ObjectIdentifier]
   @usableFromInline let routes: [Route<State>]
   /// The route of an action type no handler names: the handlers of every action.

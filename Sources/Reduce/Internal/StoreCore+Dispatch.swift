@@ -349,8 +349,8 @@ struct Specialized<State: Sendable>: Sendable {
 /// work queued behind it, and whether the store has closed.
 ///
 /// It is not generic and its fields are private, so the compiler sees every access to them and
-/// checks their exclusivity when it compiles. The same fields in the generic engine were
-/// checked at run time, on every dispatch (measured on `counter`: Guides/Performance.md).
+/// checks their exclusivity when it compiles; the same fields in the generic engine would be
+/// checked at run time, on every dispatch.
 ///
 /// Touched only by the thread holding the turn.
 @usableFromInline
