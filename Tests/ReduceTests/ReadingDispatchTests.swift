@@ -207,14 +207,16 @@ func makeCountedStore(copies: Box<Int>) throws -> Store<CountedState> {
     let (store, gate) = try await storeWithTurnHeld()
     let readers = 200
     let mismatches = Probe<String>()
+    let started = Probe<Int>()
     let running = Task {
       await onThreads(readers) { id in
+        started.append(id)
         let read = store.dispatch(Stamp(id: id)) { $0.last }
         if read.success != id { mismatches.append("\(id) read \(read)") }
       }
     }
-    // Time for the readers to queue: a turn holder hands the turn on after 64 of them.
-    try await Task.sleep(for: .milliseconds(200))
+    // Every reader is about to dispatch, or waits for the turn already: none can take it.
+    await waitUntil { started.count == readers }
     #expect(store.state.count == 0, "the readers are still waiting")
     gate.signal()
     await running.value
@@ -228,15 +230,19 @@ func makeCountedStore(copies: Box<Int>) throws -> Store<CountedState> {
   func tasksQueuedBehindHeldTurn() async throws {
     let (store, gate) = try await storeWithTurnHeld()
     let senders = 1_000
+    let started = Probe<Int>()
     let group = Task {
       await withTaskGroup(of: (id: Int, read: Int?).self) { group in
         for id in 0..<senders {
-          group.addTask { (id, await store.send(Stamp(id: id)) { $0.last }.success) }
+          group.addTask {
+            started.append(id)
+            return (id, await store.send(Stamp(id: id)) { $0.last }.success)
+          }
         }
         return await group.reduce(into: []) { $0.append($1) }
       }
     }
-    try await Task.sleep(for: .milliseconds(200))
+    await waitUntil { started.count == senders }
     #expect(store.state.count == 0, "the senders are still waiting")
     gate.signal()
     let reads = await group.value

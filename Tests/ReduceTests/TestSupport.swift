@@ -233,3 +233,11 @@ func returnWaiter(
         try body(action)
       }))
 }
+
+/// Returns once `condition` holds, yielding in between.
+///
+/// For a test's own threads or tasks to reach a point that no gate marks; the test's time
+/// limit ends a wait that never ends.
+func waitUntil(_ condition: () -> Bool) async {
+  while !condition() { await Task.yield() }
+}
