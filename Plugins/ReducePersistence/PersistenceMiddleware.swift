@@ -197,7 +197,8 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
     engine.replaceSavedValue()
   }
 
-  /// Whether a change waits to be saved (including one whose save failed).
+  /// Whether a change is not in the file yet: one waiting for the timer, one a save is
+  /// writing, or one whose save failed.
   public var hasPendingChanges: Bool { engine.hasPendingChanges }
 
   /// The error of the last save, or nil when it succeeded (or none was made).
@@ -205,17 +206,27 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
   /// The final save when the store goes away has no store to report to: look here.
   public var lastSaveError: PersistenceError? { engine.lastError }
 
-  /// Saves the pending value now, if there is one.
+  /// Saves the newest value now, if it is not in the file yet.
+  ///
+  /// When it returns without throwing, the file holds the value of the newest commit that
+  /// changed the kept part before the call, whatever save was in flight: a save the timer
+  /// started and has not finished (its value may be older, or this one, still being encoded or
+  /// written) does not make the flush return early. The value is written again by the flush in
+  /// that case, and the two writes are serialized: the second finds the value in the file and
+  /// leaves it. So a flush at the end of `main`, or for a signal, loses nothing that was
+  /// committed.
   ///
   /// A failure is also published on the store's `errors`, and the value stays pending. Called
-  /// from inside a dispatch, the `onSave` action runs right after the current action.
+  /// from inside a dispatch, the `onSave` action runs right after the current action; a save
+  /// that found its value written by another one dispatches no `onSave` action.
   ///
-  /// - Returns: Whether a value was written; false when nothing was pending.
+  /// - Returns: Whether a value was saved: true when a change was not in the file yet and now
+  ///   is; false when the file held the newest value already.
   /// - Throws: ``PersistenceError/writeFailed(path:reason:)`` or
   ///   ``PersistenceError/encodingFailed(reason:)``.
   @discardableResult
   public func flush() throws(PersistenceError) -> Bool {
-    guard let attempt = engine.saveNow() else { return false }
+    guard let attempt = engine.saveNow(.newest) else { return false }
     engine.publish(attempt)
     try attempt.result.get()
     return true
