@@ -81,6 +81,8 @@ public final class ShutdownSignals: @unchecked Sendable {
   public let signals: [ShutdownSignal]
   private let book: Locked<Book>
   private let sources: [any DispatchSourceSignal]
+  /// Each signal's action before the initialiser ignored it, restored by ``cancel()``.
+  private let previousActions: [(number: Int32, action: sigaction)]
 
   /// Starts handling stop signals: from now on they run the shutdown work instead of ending the
   /// process at once.
@@ -100,7 +102,11 @@ public final class ShutdownSignals: @unchecked Sendable {
     let book = Locked(Book())
     let queue = DispatchQueue(label: "ReducePersistence.ShutdownSignals")
     let registered = DispatchGroup()
+    var previousActions: [(number: Int32, action: sigaction)] = []
     self.sources = unique.map { stop in
+      var previous = sigaction()
+      sigaction(stop.number, nil, &previous)
+      previousActions.append((stop.number, previous))
       // Ignored first: on Darwin a signal source sees a signal only when its default action
       // does not end the process before.
       _ = signal(stop.number, SIG_IGN)
@@ -113,6 +119,7 @@ public final class ShutdownSignals: @unchecked Sendable {
     }
     self.signals = unique
     self.book = book
+    self.previousActions = previousActions
     // Until a source is registered with the system, its signal is ignored and lost: wait, so
     // that every signal that arrives once the initialiser returned is handled.
     _ = registered.wait(timeout: .now() + .seconds(10))
@@ -133,8 +140,10 @@ public final class ShutdownSignals: @unchecked Sendable {
     book.withLock { $0.work.append(work) }
   }
 
-  /// Stops handling the signals and gives them back their default actions (ending the
-  /// process at once); another `ShutdownSignals` may then be made. Called by `deinit`.
+  /// Stops handling the signals and gives them back the actions they had before.
+  ///
+  /// For most processes that is the default action, ending at once. Another
+  /// `ShutdownSignals` may then be made. Called by `deinit`.
   ///
   /// Work that runs already for a signal that arrived goes on, and ends the process.
   public func cancel() {
@@ -144,7 +153,10 @@ public final class ShutdownSignals: @unchecked Sendable {
     }
     guard first else { return }
     for source in sources { source.cancel() }
-    for stop in signals { _ = signal(stop.number, SIG_DFL) }
+    for (number, action) in previousActions {
+      var action = action
+      sigaction(number, &action, nil)
+    }
     Self.handling.withLock { $0 = false }
   }
 

@@ -158,6 +158,7 @@ final class DemoApp {
   /// `autosave` is not: the timer's last save may not have reported yet.
   ///
   /// - Parameter flushed: What the flush returned: whether it wrote a change.
+  /// - Returns: The number of items in the file, or nil when nothing was written.
   nonisolated private func itemsInFile(flushed: Bool) -> Int? {
     let state = store.state
     let initial = persistence.restoredValue ?? AppState().todos

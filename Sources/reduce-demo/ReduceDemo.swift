@@ -16,9 +16,10 @@ import ReduceUndo
 /// SIGINT, SIGTERM and SIGHUP save the list and close the log before the demo stops, by
 /// `ShutdownSignals` of ReducePersistence.
 ///
-/// Three environment variables exist for tests: `REDUCE_DEMO_LOAD_DELAY_MS` (how long `load`
-/// pretends to take; 900 by default), `REDUCE_DEMO_AUTOSAVE_MS` (the autosave debounce; 500) and
-/// `REDUCE_DEMO_DATA_DIR` (the directory of the default list).
+/// Four environment variables exist for tests: `REDUCE_DEMO_LOAD_DELAY_MS` (how long `load`
+/// pretends to take; 900 by default), `REDUCE_DEMO_AUTOSAVE_MS` (the autosave debounce; 500),
+/// `REDUCE_DEMO_SAVE_DELAY_MS` (how long each save waits before it writes, a slow disk; none)
+/// and `REDUCE_DEMO_DATA_DIR` (the directory of the default list).
 ///
 /// Exit status: 0 success; 1 the list could not be read, saved or logged; 64 a usage error; a
 /// stop signal, after the list was saved, ends the demo by that signal (128 + its number).
