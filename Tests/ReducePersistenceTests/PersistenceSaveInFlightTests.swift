@@ -6,14 +6,16 @@ import Testing
 
 /// Holds the first save that passes it once armed, until the test opens it.
 ///
-/// A slow disk or a slow encoding, without sleeps. Later saves pass at once.
+/// A slow disk or a slow encoding, without sleeps. Later saves pass at once. The test awaits
+/// ``holding()`` (a blocking wait could take the thread the timer's advance needs).
 ///
 /// `@unchecked Sendable`: every access holds `condition`.
 final class SaveGate: @unchecked Sendable {
   private let condition = NSCondition()
   private var armed = false
-  private var holding = false
+  private var isHolding = false
   private var opened = false
+  private var waiter: CheckedContinuation<Void, Never>?
 
   /// Makes the next save that passes wait for ``open()``.
   func arm() {
@@ -23,24 +25,31 @@ final class SaveGate: @unchecked Sendable {
   /// Called by each save: holds the first one after ``arm()``.
   func pass() {
     condition.lock()
-    defer { condition.unlock() }
-    guard armed else { return }
+    guard armed else {
+      condition.unlock()
+      return
+    }
     armed = false
-    holding = true
-    condition.broadcast()
-    while !opened { condition.wait() }
-    holding = false
+    isHolding = true
+    let waiting = waiter
+    waiter = nil
+    condition.unlock()
+    waiting?.resume()
+    condition.withLock {
+      while !opened { condition.wait() }
+    }
   }
 
-  /// Waits until a save is held; false when none was within a minute.
-  func waitUntilHolding() -> Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    let deadline = Date() + 60
-    while !holding {
-      if !condition.wait(until: deadline) { return false }
+  /// Returns once a save is held.
+  func holding() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let now = condition.withLock {
+        guard !isHolding else { return true }
+        waiter = continuation
+        return false
+      }
+      if now { continuation.resume() }
     }
-    return true
   }
 
   /// Lets the held save go on.
@@ -109,6 +118,7 @@ final class SavedTitles: @unchecked Sendable {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let gate = SaveGate()
+    defer { gate.open() }
     let titles = SavedTitles()
     let (store, persistence, clock) = try makeGatedEditor(
       in: directory, gate: gate, titles: titles)
@@ -118,7 +128,7 @@ final class SavedTitles: @unchecked Sendable {
     store.dispatch(Edit.titled("two"))
     // The timer takes "two" and is held before it encodes it.
     let timer = Task { await clock.advance(by: .seconds(1)) }
-    #expect(gate.waitUntilHolding())
+    await gate.holding()
     #expect(persistence.hasPendingChanges, "a value a save has taken is not in the file yet")
     #expect(try savedTitle(directory) == "one")
 
@@ -142,13 +152,14 @@ final class SavedTitles: @unchecked Sendable {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let gate = SaveGate()
+    defer { gate.open() }
     let titles = SavedTitles()
     let (store, persistence, clock) = try makeGatedEditor(
       in: directory, gate: gate, titles: titles)
     gate.arm()
     store.dispatch(Edit.titled("one"))
     let timer = Task { await clock.advance(by: .seconds(1)) }
-    #expect(gate.waitUntilHolding())
+    await gate.holding()
     store.dispatch(Edit.titled("two"))
 
     #expect(try persistence.flush())
@@ -168,13 +179,14 @@ final class SavedTitles: @unchecked Sendable {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let gate = SaveGate()
+    defer { gate.open() }
     let titles = SavedTitles()
     let (store, persistence, clock) = try makeGatedEditor(
       in: directory, gate: gate, titles: titles)
     gate.arm()
     store.dispatch(Edit.titled("one"))
     let timer = Task { await clock.advance(by: .seconds(1)) }
-    #expect(gate.waitUntilHolding())
+    await gate.holding()
 
     store.removeMiddleware(named: persistence.name)
     #expect(try savedTitle(directory) == "one")

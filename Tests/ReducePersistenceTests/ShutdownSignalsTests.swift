@@ -139,18 +139,6 @@ func restoredLedger(_ path: String) throws -> Ledger? {
     #expect(child.lines == ["edited 3", "hanging"])
   }
 
-  @Test("one ShutdownSignals at a time per process; another may follow once it is cancelled")
-  func onePerProcess() throws {
-    let first = try ShutdownSignals([.hangUp])
-    #expect(first.signals == [.hangUp])
-    #expect(throws: ShutdownSignalsError.alreadyHandled) { try ShutdownSignals([.hangUp]) }
-    first.cancel()
-    first.cancel()
-    let second = try ShutdownSignals([.hangUp, .hangUp])
-    #expect(second.signals == [.hangUp])
-    second.cancel()
-  }
-
   @Test("the signals have their names and the statuses a shell reports for them")
   func signalNames() {
     #expect(ShutdownSignal.all.map(\.name) == ["SIGINT", "SIGTERM", "SIGHUP"])
