@@ -22,8 +22,11 @@ public import Reduce
 ///
 /// After a commit changed the value, the middleware saves it once changes paused for
 /// `debounce`, and at the latest `maxWait` after the first unsaved change. ``flush()`` saves
-/// at once; leaving the store (`removeMiddleware(named:)` or the store's deinitialisation)
-/// saves what is pending. A failed save is published on the store's `errors` as
+/// at once, and returns once the file holds the newest value, whatever save is in flight;
+/// leaving the store (`removeMiddleware(named:)` or the store's deinitialisation) saves what is
+/// pending in the same way. Call `flush()` at the end of `main`, and give it to
+/// ``ShutdownSignals`` for Ctrl-C, SIGTERM and SIGHUP: the debounce would otherwise lose the
+/// last changes. A failed save is published on the store's `errors` as
 /// ``PersistenceError/writeFailed(path:reason:)``; the state is untouched, and the next save
 /// (after the next change, a flush, or leaving the store) writes the value again.
 ///
@@ -67,7 +70,8 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
   ///   - attachments: Data saved beside the value that is not in the state, such as an undo
   ///     history; restored here, when the value is.
   ///   - onSave: Turns the outcome of each save made by the timer or ``flush()`` into an action
-  ///     to dispatch, or nil for none. Not called for the final save when the store goes away.
+  ///     to dispatch, or nil for none. Not called for the final save when the store goes away,
+  ///     nor for a save that found its value, or a newer one, written by another save.
   /// - Throws: ``PersistenceError`` for invalid options, or a file that cannot be restored
   ///   (unless `onUnreadableFile` is ``UnreadableFilePolicy/moveAsideAndStartFresh``).
   public init(

@@ -51,6 +51,8 @@ import Reduce
 ///   user who presses Ctrl-C twice, or a service manager that gave up waiting, is obeyed.
 ///   A ``PersistenceMiddleware`` replaces its file in one step, so the file then holds the
 ///   previous save or this one, never a mix.
+/// - **Ignored signals stay ignored.** A signal the process ignored when the `ShutdownSignals`
+///   was made (SIGHUP under `nohup`) is not handled: ``signals`` lists the ones that are.
 /// - **One per process.** A second `ShutdownSignals` while one handles the signals throws
 ///   ``ShutdownSignalsError/alreadyHandled``: two would each end the process after their own
 ///   work, cutting the other's short.
@@ -77,7 +79,7 @@ public final class ShutdownSignals: @unchecked Sendable {
   /// Whether a `ShutdownSignals` handles the signals of the process.
   private static let handling = Locked(false)
 
-  /// The signals handled.
+  /// The signals handled: those asked for, less any the process ignored when it was made.
   public let signals: [ShutdownSignal]
   private let book: Locked<Book>
   private let sources: [any DispatchSourceSignal]
@@ -86,6 +88,10 @@ public final class ShutdownSignals: @unchecked Sendable {
 
   /// Starts handling stop signals: from now on they run the shutdown work instead of ending the
   /// process at once.
+  ///
+  /// A signal the process ignores already is left ignored, and not handled: SIGHUP under
+  /// `nohup`, SIGINT in a job a script started in the background. The user asked for the
+  /// process to outlive them.
   ///
   /// - Parameter signals: The signals to handle; SIGINT, SIGTERM and SIGHUP by default.
   /// - Throws: ``ShutdownSignalsError/alreadyHandled`` when another `ShutdownSignals` handles
@@ -97,16 +103,20 @@ public final class ShutdownSignals: @unchecked Sendable {
       return true
     }
     guard claimed else { throw .alreadyHandled }
-    var unique: [ShutdownSignal] = []
-    for signal in signals where !unique.contains(signal) { unique.append(signal) }
+    var handled: [ShutdownSignal] = []
+    var previousActions: [(number: Int32, action: sigaction)] = []
+    for stop in signals where !handled.contains(stop) {
+      var previous = sigaction()
+      sigaction(stop.number, nil, &previous)
+      // Ignored when the process started (`nohup`, a script's background job): it stays so.
+      guard !Self.ignores(previous) else { continue }
+      handled.append(stop)
+      previousActions.append((stop.number, previous))
+    }
     let book = Locked(Book())
     let queue = DispatchQueue(label: "ReducePersistence.ShutdownSignals")
     let registered = DispatchGroup()
-    var previousActions: [(number: Int32, action: sigaction)] = []
-    self.sources = unique.map { stop in
-      var previous = sigaction()
-      sigaction(stop.number, nil, &previous)
-      previousActions.append((stop.number, previous))
+    self.sources = handled.map { stop in
       // Ignored first: on Darwin a signal source sees a signal only when its default action
       // does not end the process before.
       _ = signal(stop.number, SIG_IGN)
@@ -117,7 +127,7 @@ public final class ShutdownSignals: @unchecked Sendable {
       source.resume()
       return source
     }
-    self.signals = unique
+    self.signals = handled
     self.book = book
     self.previousActions = previousActions
     // Until a source is registered with the system, its signal is ignored and lost: wait, so
@@ -127,6 +137,16 @@ public final class ShutdownSignals: @unchecked Sendable {
 
   deinit {
     cancel()
+  }
+
+  /// Whether a signal action ignores the signal.
+  private static func ignores(_ action: sigaction) -> Bool {
+    #if canImport(Darwin)
+      let handler = action.__sigaction_u.__sa_handler
+    #else
+      let handler = action.__sigaction_handler.sa_handler
+    #endif
+    return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
   }
 
   /// Adds work to run when a stop signal arrives, after the work added before.

@@ -16,6 +16,8 @@
 // - `save`: flush the persistence and print `flushed SIGNAL COUNTER`;
 // - `fail`: print `failing` and throw;
 // - `hang`: print `hanging` and wait for a day;
+// - `nohup`: ignore SIGHUP first, as `nohup` does, print `handles` and the signals handled,
+//   then as `save`;
 // then, in every mode, print `closed SIGNAL`.
 import Foundation
 import Reduce
@@ -47,9 +49,11 @@ func runUntilStopped(mode: String, file: String) throws -> Never {
     file: file, debounce: .seconds(3600), maxWait: nil)
   let store = try Store(
     initialState: persistence.restoring(Ledger()), mutators: [steps], middleware: [persistence])
+  if mode == "nohup" { _ = signal(SIGHUP, SIG_IGN) }
   let shutdown = try ShutdownSignals()
+  if mode == "nohup" { say("handles " + shutdown.signals.map(\.name).joined(separator: " ")) }
   switch mode {
-  case "save":
+  case "save", "nohup":
     shutdown.onShutdown { signal in
       try persistence.flush()
       say("flushed \(signal.name) \(store.state.counter)")
@@ -72,14 +76,14 @@ func runUntilStopped(mode: String, file: String) throws -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let modes = ["save", "fail", "hang"]
+let modes = ["save", "fail", "hang", "nohup"]
 guard
   arguments.count == 1
     || (arguments.count == 3 && arguments[0] == "--shutdown"
       && modes.contains(arguments[1]))
 else {
   FileHandle.standardError.write(
-    Data("usage: PersistenceCrashWriter [--shutdown save|fail|hang] FILE\n".utf8))
+    Data("usage: PersistenceCrashWriter [--shutdown save|fail|hang|nohup] FILE\n".utf8))
   exit(64)
 }
 do {

@@ -89,19 +89,19 @@ enum SeenTotalsSnippet {
     ).restoredValue
     #expect(saved?.lines == ["Milk", "Eggs"])
     // The tool gave the signals back: another ShutdownSignals may be made.
-    let next = try ShutdownSignals([.hangUp])
+    let next = try ShutdownSignals([.terminate])
     next.cancel()
   }
 
   @Test("one ShutdownSignals at a time per process; another may follow once it is cancelled")
   func onePerProcess() throws {
-    let first = try ShutdownSignals([.hangUp])
-    #expect(first.signals == [.hangUp])
-    #expect(throws: ShutdownSignalsError.alreadyHandled) { _ = try ShutdownSignals([.hangUp]) }
+    let first = try ShutdownSignals([.terminate])
+    #expect(first.signals == [.terminate])
+    #expect(throws: ShutdownSignalsError.alreadyHandled) { _ = try ShutdownSignals([.terminate]) }
     first.cancel()
     first.cancel()
-    let second = try ShutdownSignals([.hangUp, .hangUp])
-    #expect(second.signals == [.hangUp])
+    let second = try ShutdownSignals([.terminate, .terminate])
+    #expect(second.signals == [.terminate])
     second.cancel()
   }
 }

@@ -139,6 +139,28 @@ func restoredLedger(_ path: String) throws -> Ledger? {
     #expect(child.lines == ["edited 3", "hanging"])
   }
 
+  @Test(
+    "a signal the process ignored already, SIGHUP under nohup, stays ignored",
+    .timeLimit(.minutes(2)))
+  func ignoredSignalStaysIgnored() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.file("ledger.json")
+    let child = try ShutdownChild(mode: "nohup", file: path)
+    try #require(child.waitForLine("edited 3"))
+    // Handled, SIGHUP would end the child before the SIGTERM sent after it.
+    child.signal(SIGHUP)
+    child.signal(SIGTERM)
+    #expect(child.waitForEnd())
+    #expect(child.process.terminationReason == .uncaughtSignal)
+    #expect(child.process.terminationStatus == SIGTERM)
+    #expect(
+      child.lines == [
+        "handles SIGINT SIGTERM", "edited 3", "flushed SIGTERM 3", "closed SIGTERM",
+      ])
+    #expect(try restoredLedger(path)?.counter == 3)
+  }
+
   @Test("the signals have their names and the statuses a shell reports for them")
   func signalNames() {
     #expect(ShutdownSignal.all.map(\.name) == ["SIGINT", "SIGTERM", "SIGHUP"])
