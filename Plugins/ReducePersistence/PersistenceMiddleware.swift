@@ -22,8 +22,11 @@ public import Reduce
 ///
 /// After a commit changed the value, the middleware saves it once changes paused for
 /// `debounce`, and at the latest `maxWait` after the first unsaved change. ``flush()`` saves
-/// at once; leaving the store (`removeMiddleware(named:)` or the store's deinitialisation)
-/// saves what is pending. A failed save is published on the store's `errors` as
+/// at once, and returns once the file holds the newest value, whatever save is in flight;
+/// leaving the store (`removeMiddleware(named:)` or the store's deinitialisation) saves what is
+/// pending in the same way. Call `flush()` at the end of `main`, and give it to
+/// ``ShutdownSignals`` for Ctrl-C, SIGTERM and SIGHUP: the debounce would otherwise lose the
+/// last changes. A failed save is published on the store's `errors` as
 /// ``PersistenceError/writeFailed(path:reason:)``; the state is untouched, and the next save
 /// (after the next change, a flush, or leaving the store) writes the value again.
 ///
@@ -67,7 +70,8 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
   ///   - attachments: Data saved beside the value that is not in the state, such as an undo
   ///     history; restored here, when the value is.
   ///   - onSave: Turns the outcome of each save made by the timer or ``flush()`` into an action
-  ///     to dispatch, or nil for none. Not called for the final save when the store goes away.
+  ///     to dispatch, or nil for none. Not called for the final save when the store goes away,
+  ///     nor for a save that found its value, or a newer one, written by another save.
   /// - Throws: ``PersistenceError`` for invalid options, or a file that cannot be restored
   ///   (unless `onUnreadableFile` is ``UnreadableFilePolicy/moveAsideAndStartFresh``).
   public init(
@@ -197,7 +201,8 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
     engine.replaceSavedValue()
   }
 
-  /// Whether a change waits to be saved (including one whose save failed).
+  /// Whether a change is not in the file yet: one waiting for the timer, one a save is
+  /// writing, or one whose save failed.
   public var hasPendingChanges: Bool { engine.hasPendingChanges }
 
   /// The error of the last save, or nil when it succeeded (or none was made).
@@ -205,17 +210,27 @@ public struct PersistenceMiddleware<State: Sendable, Value: Codable & Equatable 
   /// The final save when the store goes away has no store to report to: look here.
   public var lastSaveError: PersistenceError? { engine.lastError }
 
-  /// Saves the pending value now, if there is one.
+  /// Saves the newest value now, if it is not in the file yet.
+  ///
+  /// When it returns without throwing, the file holds the value of the newest commit that
+  /// changed the kept part before the call, whatever save was in flight: a save the timer
+  /// started and has not finished (its value may be older, or this one, still being encoded or
+  /// written) does not make the flush return early. The value is written again by the flush in
+  /// that case, and the two writes are serialized: the second finds the value in the file and
+  /// leaves it. So a flush at the end of `main`, or for a signal, loses nothing that was
+  /// committed.
   ///
   /// A failure is also published on the store's `errors`, and the value stays pending. Called
-  /// from inside a dispatch, the `onSave` action runs right after the current action.
+  /// from inside a dispatch, the `onSave` action runs right after the current action; a save
+  /// that found its value written by another one dispatches no `onSave` action.
   ///
-  /// - Returns: Whether a value was written; false when nothing was pending.
+  /// - Returns: Whether a value was saved: true when a change was not in the file yet and now
+  ///   is; false when the file held the newest value already.
   /// - Throws: ``PersistenceError/writeFailed(path:reason:)`` or
   ///   ``PersistenceError/encodingFailed(reason:)``.
   @discardableResult
   public func flush() throws(PersistenceError) -> Bool {
-    guard let attempt = engine.saveNow() else { return false }
+    guard let attempt = engine.saveNow(.newest) else { return false }
     engine.publish(attempt)
     try attempt.result.get()
     return true

@@ -132,52 +132,69 @@ final class DemoApp {
 
   /// Saves what is pending, closes the log, and says where everything is.
   private func finish() -> Int32 {
-    // A failure is also dispatched as `AutosaveAction.failed`, which the switch below reports.
+    // A failure is also dispatched as `AutosaveAction.failed`.
     let flushed = Result { () throws(PersistenceError) in try persistence.flush() }
-    store.removeMiddleware(named: "audit")  // closes the log file
-    if case .failure(let error) = flushed {
+    closeLog()
+    switch flushed {
+    case .failure(let error):
       printError("error: the list was not saved: \(error)")
       return 1
-    }
-    switch store.state.ui.autosave {
-    case .failed(let reason):
-      printError("error: the list was not saved: \(reason)")
-      return 1
-    case .saved(let items):
-      print("Saved \(count(items, "item")) to \(stateFile.path).")
-    case .none:
-      print("Nothing changed; \(stateFile.path) was not written.")
+    case .success(let wrote):
+      if let items = itemsInFile(flushed: wrote) {
+        print("Saved \(count(items, "item")) to \(stateFile.path).")
+      } else {
+        print("Nothing changed; \(stateFile.path) was not written.")
+      }
     }
     if let logPath { print("Audit log: \(logPath) (check it: reduce-audit verify \(logPath))") }
     return 0
   }
 
-  /// Saves the list for a stop signal, from the queue that handles it, and says so.
+  /// How many items the file holds after a flush that succeeded, or nil when this session
+  /// wrote nothing there.
+  ///
+  /// Once a flush has returned, the file holds the list in memory, whatever save was in flight
+  /// (`PersistenceMiddleware.flush()`), so the count is the list's. The status line's
+  /// `autosave` is not: the timer's last save may not have reported yet.
+  ///
+  /// - Parameter flushed: What the flush returned: whether it wrote a change.
+  /// - Returns: The number of items in the file, or nil when nothing was written.
+  nonisolated private func itemsInFile(flushed: Bool) -> Int? {
+    let state = store.state
+    let initial = persistence.restoredValue ?? AppState().todos
+    let written = flushed || state.ui.autosave != .none || state.todos != initial
+    return written ? state.todos.items.count : nil
+  }
+
+  /// Closes the audit log, if there is one: the logging middleware leaves the store and closes
+  /// its file.
+  nonisolated func closeLog() {
+    store.removeMiddleware(named: "audit")
+  }
+
+  /// Saves the list for a stop signal and says so: the demo's first shutdown work (see
+  /// `ReduceDemo.run`), run by `ShutdownSignals` on a task of its own.
   ///
   /// The main actor may be blocked reading a line, so this touches only the persistence, whose
   /// flush writes the list at once (not after the autosave's quiet time), and the store, which
   /// serializes the flush's `AutosaveAction` with whatever command is running.
   ///
   /// - Parameter signal: The signal that asks the demo to stop.
-  /// - Returns: Whether the list on disk is the list in memory.
-  nonisolated func saveBeforeStopping(for signal: StopSignal) -> Bool {
+  /// - Throws: The save's error, after saying that the list was not saved: the demo then exits
+  ///   with status 1.
+  nonisolated func saveBeforeStopping(for signal: ShutdownSignal) throws(PersistenceError) {
+    let flushed: Bool
     do throws(PersistenceError) {
-      try persistence.flush()
+      flushed = try persistence.flush()
     } catch {
       printError("error: stopped by \(signal.name); the list was not saved: \(error)")
-      return false
+      throw error
     }
-    switch store.state.ui.autosave {
-    case .saved(let items):
-      writeLine("Stopped by \(signal.name): saved \(count(items, "item")) to \(stateFile.path).")
-    case .none:
-      writeLine("Stopped by \(signal.name): nothing changed; \(stateFile.path) was not written.")
-    case .failed(let reason):
-      // Not reached: a failed save stays pending, and the flush above wrote it.
-      printError("error: stopped by \(signal.name); the list was not saved: \(reason)")
-      return false
+    if let items = itemsInFile(flushed: flushed) {
+      print("Stopped by \(signal.name): saved \(count(items, "item")) to \(stateFile.path).")
+    } else {
+      print("Stopped by \(signal.name): nothing changed; \(stateFile.path) was not written.")
     }
-    return true
   }
 
   // MARK: Commands
@@ -347,10 +364,4 @@ enum LogLine {
 /// Prints a line on standard error.
 func printError(_ text: String) {
   FileHandle.standardError.write(Data((text + "\n").utf8))
-}
-
-/// Writes a line on standard output at once, past the buffer `print` fills: for a thread that
-/// is about to end the process.
-func writeLine(_ text: String) {
-  try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
 }

@@ -45,6 +45,11 @@ struct Options {
 struct Settings {
   var loadDelay = Duration.milliseconds(900)
   var autosaveDelay = Duration.milliseconds(500)
+  /// How long each save waits before it writes, after saying so on standard error.
+  ///
+  /// A slow disk, for the tests of a save in flight when the demo ends. Nil (no wait) by
+  /// default.
+  var saveDelay: Duration?
 
   init(environment: [String: String]) {
     if let text = environment["REDUCE_DEMO_LOAD_DELAY_MS"], let ms = Int(text), ms >= 0 {
@@ -52,6 +57,9 @@ struct Settings {
     }
     if let text = environment["REDUCE_DEMO_AUTOSAVE_MS"], let ms = Int(text), ms > 0 {
       autosaveDelay = .milliseconds(ms)
+    }
+    if let text = environment["REDUCE_DEMO_SAVE_DELAY_MS"], let ms = Int(text), ms > 0 {
+      saveDelay = .milliseconds(ms)
     }
   }
 }

@@ -13,11 +13,13 @@ import ReduceUndo
 /// (default: `todos.json` in a per-user directory, see ``DefaultList``); `--log FILE` keeps a
 /// hash-chained audit log (default: none). Both are printed at start.
 ///
-/// SIGINT, SIGTERM and SIGHUP save the list before the demo stops (see ``StopSignalHandler``).
+/// SIGINT, SIGTERM and SIGHUP save the list and close the log before the demo stops, by
+/// `ShutdownSignals` of ReducePersistence.
 ///
-/// Three environment variables exist for tests: `REDUCE_DEMO_LOAD_DELAY_MS` (how long `load`
-/// pretends to take; 900 by default), `REDUCE_DEMO_AUTOSAVE_MS` (the autosave debounce; 500) and
-/// `REDUCE_DEMO_DATA_DIR` (the directory of the default list).
+/// Four environment variables exist for tests: `REDUCE_DEMO_LOAD_DELAY_MS` (how long `load`
+/// pretends to take; 900 by default), `REDUCE_DEMO_AUTOSAVE_MS` (the autosave debounce; 500),
+/// `REDUCE_DEMO_SAVE_DELAY_MS` (how long each save waits before it writes, a slow disk; none)
+/// and `REDUCE_DEMO_DATA_DIR` (the directory of the default list).
 ///
 /// Exit status: 0 success; 1 the list could not be read, saved or logged; 64 a usage error; a
 /// stop signal, after the list was saved, ends the demo by that signal (128 + its number).
@@ -105,14 +107,23 @@ enum ReduceDemo {
       printError("reduce-demo: cannot start: \(error)")
       return 1
     }
-    let signals = StopSignalHandler { signal in app.saveBeforeStopping(for: signal) }
+    // Made before the first command, so that a stop signal at any moment of the session saves.
+    let shutdown: ShutdownSignals
+    do throws(ShutdownSignalsError) {
+      shutdown = try ShutdownSignals()
+    } catch {
+      printError("reduce-demo: cannot start: \(error)")
+      return 1
+    }
+    shutdown.onShutdown { signal in try app.saveBeforeStopping(for: signal) }
+    shutdown.onShutdown { _ in app.closeLog() }
     print("reduce-demo: a to-do list on a Reduce store. Type help for the commands.")
     let reloaded =
       persistence.restoredValue.map { "reloaded \(count($0.items.count, "item"))" } ?? "new"
     print("List: \(stateFile.path) (\(reloaded))")
     print("Log:  \(options.logPath ?? "none (--log FILE keeps an audit log)")")
     let status = await app.run(&input)
-    withExtendedLifetime(signals) {}
+    withExtendedLifetime(shutdown) {}
     return status
   }
 }

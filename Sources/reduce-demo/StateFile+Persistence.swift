@@ -1,3 +1,4 @@
+import Foundation
 import Reduce
 import ReducePersistence
 import ReduceUndo
@@ -24,8 +25,15 @@ extension StateFile {
   func persistence(
     settings: Settings, undo: UndoMiddleware<AppState>
   ) throws(Failure) -> PersistenceMiddleware<AppState, TodoList> {
+    let saveDelay = settings.saveDelay
     let history = PersistenceAttachment<TodoList>(
-      key: "undo", save: { undo.historyToSave(of: TodoList.self) }, restore: undo.restoreHistory)
+      key: "undo",
+      save: {
+        // Read at each save, before the list is encoded: where a slow disk is simulated.
+        if let saveDelay { Self.slowSave(by: saveDelay) }
+        return undo.historyToSave(of: TodoList.self)
+      },
+      restore: undo.restoreHistory)
     do {
       return try PersistenceMiddleware(
         file: path, scope: \AppState.todos, format: PersistenceFormat(version: 1, layout: .flat),
@@ -42,5 +50,13 @@ extension StateFile {
       _ = try load()
       throw Failure(description: error.description)
     }
+  }
+
+  /// Makes a save take `delay` longer, after saying so on standard error
+  /// (`REDUCE_DEMO_SAVE_DELAY_MS`, for tests): the line tells a test that a save is in flight.
+  private static func slowSave(by delay: Duration) {
+    printError("reduce-demo: a save waits \(delay) (REDUCE_DEMO_SAVE_DELAY_MS)")
+    let (seconds, attoseconds) = delay.components
+    Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
   }
 }

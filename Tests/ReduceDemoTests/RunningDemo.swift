@@ -64,6 +64,11 @@ final class RunningDemo {
     try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
   }
 
+  /// Closes the demo's standard input: the end of its input, after which it saves and exits.
+  func closeInput() throws {
+    try input.fileHandleForWriting.close()
+  }
+
   /// Sends a signal to the demo.
   func signal(_ number: Int32) {
     kill(process.processIdentifier, number)
@@ -90,6 +95,17 @@ final class RunningDemo {
     -> Bool
   {
     try await poll(within: limit) { self.standardOutput.contains(text) }
+  }
+
+  /// Waits until standard error holds a text a number of times.
+  ///
+  /// - Returns: Whether it does, false when the deadline passed first.
+  func waitForErrors(
+    containing text: String, times: Int, within limit: Duration = .seconds(20)
+  ) async throws -> Bool {
+    try await poll(within: limit) {
+      self.standardError.components(separatedBy: text).count - 1 >= times
+    }
   }
 
   /// Waits until the demo ended and both of its output pipes are closed.

@@ -4,6 +4,7 @@ import Foundation
 import Reduce
 import ReducePersistence
 import ReduceTesting
+import ReduceUndo
 import Testing
 
 // MARK: Usage
@@ -108,5 +109,51 @@ func makeNotesStore(
       }
       #expect(try directory.read("notes.json") == "{ not json")
     }
+  }
+}
+
+// MARK: The other snippets, as written in the guide: compiled, never called
+
+enum PersistenceGuideSnippets {
+  /// "Undo history: reopening with the undo steps".
+  static func undoHistory(path: String) throws {
+    let undo = try UndoMiddleware<Editor>(scope: \Editor.document)
+    let history = PersistenceAttachment(
+      key: "undo", save: { undo.historyToSave(of: Document.self) }, restore: undo.restoreHistory)
+    let persistence = try PersistenceMiddleware(
+      file: path, scope: \Editor.document, attachments: [history])
+    // Persistence before undo: when the store goes away it saves before undo forgets.
+    let store = try Store(
+      initialState: persistence.restoring(Editor()), mutators: editorMutators,
+      middleware: [persistence, undo])
+    _ = store
+  }
+
+  /// "Saving at exit and on signals".
+  static func signals(
+    store: Store<NotesApp>, persistence: PersistenceMiddleware<NotesApp, Notebook>
+  ) throws -> ShutdownSignals {
+    let shutdown = try ShutdownSignals()  // SIGINT, SIGTERM and SIGHUP
+    shutdown.onShutdown { _ in try persistence.flush() }
+    shutdown.onShutdown { _ in store.removeMiddleware(named: "audit") }  // closes the trail
+    return shutdown
+  }
+}
+
+/// "Errors": the failures no call site got.
+func showUnreturnedFailures(of store: Store<NotesApp>, saving persistence: String) async {
+  for await error in store.errors {
+    // `dispatch` returned the `.rejected` and `.reducerFailed` cases to their call sites.
+    guard case .middlewareFailed(let name, _, let underlying) = error else { continue }
+    print(name == persistence ? "not saved: \(underlying)" : "failed: \(underlying)")
+  }
+}
+
+/// Guides/Thunks.md, "Errors and `store.errors`": the failures a middleware reported.
+func showReportedFailures<State>(of store: Store<State>) async {
+  for await error in store.errors {
+    // `.rejected` and `.reducerFailed`: the call sites got them from `dispatch`.
+    guard case .middlewareFailed(let name, let action, let underlying) = error else { continue }
+    print("\(name) failed for \(action): \(underlying)")
   }
 }

@@ -312,8 +312,10 @@ enum LedgerServerExample {
       "Tests/ReduceTests/GuideExamplesTests.swift",
       "Tests/ReduceTests/CompositionGuideExamplesTests.swift",
       "Tests/ReduceTests/GuideSnippetsTests.swift",
+      "Tests/ReducePersistenceTests/GettingStartedExampleTests.swift",
     ],
     "Guides/Composing.md": ["Tests/ReduceTests/CompositionGuideExamplesTests.swift"],
+    "Guides/Persistence.md": ["Tests/ReducePersistenceTests/GuideExampleTests.swift"],
     "Guides/Testing.md": [
       "Tests/ReduceTestingTests/GuideExampleTests.swift",
       "Tests/ReduceThunkTests/TestingGuideExamplesTests.swift",

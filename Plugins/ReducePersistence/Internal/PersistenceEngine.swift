@@ -14,6 +14,12 @@ struct AlreadyAttached: Error, CustomStringConvertible {
 /// Decisions are made under `book`'s lock; encoding, writing, reporting and dispatching happen
 /// after it is released. Writes are serialized by `written`, which also keeps an older value
 /// from replacing a newer one that another thread wrote first.
+///
+/// Two saves may be under way at once: the timer's, and a flush (or the final save) that does
+/// not wait for it. A flush saves the newest value not yet on disk, `unsaved`, even when the
+/// timer has taken it already and is still encoding it: whichever of the two writes first, the
+/// other finds the value written and is superseded, so that the flush returns only once the
+/// file holds the newest value, however slow the save in flight is.
 final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Sendable>: Sendable {
   /// A value that changed and is not saved yet.
   struct Pending: Sendable {
@@ -40,7 +46,11 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
     var protection: Protection
     /// A context of the store served, to report failures and dispatch outcomes later.
     var context: MiddlewareContext<State>?
+    /// The newest change that no save has taken yet (or whose save failed): the timer's work.
     var pending: Pending?
+    /// The newest change not known to be in the file: `pending`, or a value a save has taken
+    /// and not yet written.
+    var unsaved: Pending?
     /// When the first pending change arrived, for `maxWait`.
     var firstChange: Duration?
     /// When the pending value is due to be saved.
@@ -57,11 +67,22 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
     }
   }
 
+  /// Which change a save takes.
+  enum Target {
+    /// The change no save has taken yet: the timer's save.
+    case pending
+    /// The newest change not in the file, though a save in flight has taken it: a flush and
+    /// the final save.
+    case newest
+  }
+
   /// What one save did.
   struct Attempt {
     var pending: Pending
     var context: MiddlewareContext<State>?
     var result: Result<Void, PersistenceError>
+    /// Whether another save wrote this value, or a newer one, first: nothing to report.
+    var superseded = false
   }
 
   let path: String
@@ -96,10 +117,10 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
   deinit {
     // The last copy went away with a change unsaved (it never joined a store, or its store
     // kept it past `didDetach`): write it, as the store's deinitialisation would have.
-    _ = saveNow()
+    _ = saveNow(.newest)
   }
 
-  var hasPendingChanges: Bool { book.withLock { $0.pending != nil } }
+  var hasPendingChanges: Bool { book.withLock { $0.unsaved != nil } }
 
   var lastError: PersistenceError? { book.withLock { $0.lastError } }
 
@@ -154,7 +175,9 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
     let start: UInt64? = book.withLock { book in
       guard book.attachment == store else { return nil }
       book.sequence += 1
-      book.pending = Pending(value: value, action: action, sequence: book.sequence)
+      let change = Pending(value: value, action: action, sequence: book.sequence)
+      book.pending = change
+      book.unsaved = change
       let first = book.firstChange ?? now
       book.firstChange = first
       var deadline = now + debounce
@@ -207,7 +230,7 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
       case .exit:
         return
       case .save:
-        if let attempt = saveNow() { publish(attempt) }
+        if let attempt = saveNow(.pending) { publish(attempt) }
       case .sleep(let deadline):
         do {
           try await timing.sleep(deadline)
@@ -227,21 +250,30 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
 
   // MARK: Saving
 
-  /// Writes the pending value now, if there is one.
+  /// Writes a change now, if there is one.
   ///
-  /// - Returns: What was saved and how it went, or nil when nothing was pending.
-  func saveNow() -> Attempt? {
+  /// - Parameter target: The change no save has taken yet, or the newest change not in the
+  ///   file (saved again when a save in flight has taken it: the two writes are serialized, and
+  ///   the second finds the value written).
+  /// - Returns: What was saved and how it went, or nil when there was nothing to save.
+  func saveNow(_ target: Target) -> Attempt? {
     let taken: (Pending, MiddlewareContext<State>?, refused: Bool)? = book.withLock { book in
-      guard let pending = book.pending else { return nil }
+      let change: Pending?
+      switch target {
+      case .pending: change = book.pending
+      case .newest: change = book.unsaved
+      }
+      guard let change else { return nil }
       book.deadline = nil
       book.firstChange = nil
       // Refused: the value stays pending, and the timer stops until the next change.
       if book.protection == .guarding {
         book.lastError = .savedValueNotRestored(path: path)
-        return (pending, book.context, true)
+        return (change, book.context, true)
       }
+      // Taken: a `.newest` change that is also `pending` needs no second save by the timer.
       book.pending = nil
-      return (pending, book.context, false)
+      return (change, book.context, false)
     }
     guard let (pending, context, refused) = taken else { return nil }
     if refused {
@@ -252,11 +284,15 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
     for attachment in attachments {
       if let payload = attachment.save() { saved[attachment.key] = AnyEncodable(base: payload) }
     }
+    var superseded = false
     let result = Result { () throws(PersistenceError) in
       let data = try codec.encode(pending.value, attachments: saved)
       try written.withLock { (newest: inout UInt64) throws(PersistenceError) in
-        // A newer value was written meanwhile: this one must not replace it.
-        guard pending.sequence > newest else { return }
+        // This value or a newer one was written meanwhile: this one must not replace it.
+        guard pending.sequence > newest else {
+          superseded = true
+          return
+        }
         do throws(FileSystem.Failure) {
           try FileSystem.replace(path, with: data)
         } catch {
@@ -268,19 +304,23 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
     book.withLock { book in
       switch result {
       case .success:
-        book.lastError = nil
+        if !superseded { book.lastError = nil }
+        if let unsaved = book.unsaved, unsaved.sequence <= pending.sequence { book.unsaved = nil }
       case .failure(let error):
-        // Kept for the next save, unless a newer change is pending already.
-        if book.pending == nil { book.pending = pending }
+        // Kept for the next save, unless a newer change is pending, or taken by a save in
+        // flight, already.
+        if book.pending == nil, let unsaved = book.unsaved, unsaved.sequence == pending.sequence {
+          book.pending = unsaved
+        }
         book.lastError = error
       }
     }
-    return Attempt(pending: pending, context: context, result: result)
+    return Attempt(pending: pending, context: context, result: result, superseded: superseded)
   }
 
   /// Reports a failed save on the store's `errors` and dispatches the app's outcome action.
   func publish(_ attempt: Attempt) {
-    guard let context = attempt.context else { return }
+    guard !attempt.superseded, let context = attempt.context else { return }
     let outcome: SaveOutcome<Value>
     switch attempt.result {
     case .success: outcome = .saved(attempt.pending.value)
@@ -315,6 +355,6 @@ final class PersistenceEngine<State: Sendable, Value: Codable & Equatable & Send
     }
     task?.cancel()
     // A failure stays in `lastError`, and the value pending for a flush or the deinit.
-    _ = saveNow()
+    _ = saveNow(.newest)
   }
 }
