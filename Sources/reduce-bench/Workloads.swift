@@ -186,7 +186,7 @@ func largeArraySegments(_ count: Int) throws -> (store: [Double], baseline: [Dou
 func coreWorkloads() -> [Workload] {
   [
     Workload(
-      "counter", target: .instructions(2_400),
+      "counter", target: .instructions(2_600),
       store: { count in
         let store = try counterStore()
         return { for _ in 0..<count { store.dispatch(Increment()) } }

@@ -102,7 +102,7 @@ enum BenchCommand {
     ])
     #expect(result.status == 0, "\(result.standardError)")
     let counter = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("counter ") }
-    #expect(counter?.contains("≤ 2,400 instructions") == true)
+    #expect(counter?.contains("≤ 2,600 instructions") == true)
     #expect(counter?.contains("callgrind") == true)
   }
 
@@ -130,7 +130,7 @@ enum BenchCommand {
     let lines = met.standardOutput.split(separator: "\n").map(String.init)
     #expect(lines.first?.hasPrefix("workload") == true)
     #expect(
-      lines.contains { $0.hasPrefix("counter ") && $0.contains("≤ 2,400") && $0.hasSuffix("yes") })
+      lines.contains { $0.hasPrefix("counter ") && $0.contains("≤ 2,600") && $0.hasSuffix("yes") })
     #expect(
       lines.contains {
         $0.hasPrefix("counter+3mw ") && $0.contains("≤ counter + 1,800 = 2,200")
@@ -140,7 +140,7 @@ enum BenchCommand {
       lines.contains { $0.hasPrefix("custom-recorder ") && $0.contains("≤ 1.5× undo = 1,500") })
 
     let missed = try BenchCommand.run([
-      "--check-instructions", "counter=2401", "--check-instructions", "custom-recorder=10",
+      "--check-instructions", "counter=2601", "--check-instructions", "custom-recorder=10",
     ])
     #expect(missed.status == 1)
     #expect(

@@ -30,20 +30,13 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   }
 
   /// What a commit changed: what the store tells its observers.
-  @usableFromInline
   struct Change {
-    @usableFromInline let commit: PendingCommit
+    let commit: PendingCommit
     /// The state before, when the store kept it (a handler could throw, or an observer needs it).
-    @usableFromInline let old: State?
+    let old: State?
     /// The bytes the handlers may have changed; nil when unknown.
-    @usableFromInline let touched: [Range<Int>]?
+    let touched: [Range<Int>]?
 
-    @usableFromInline
-    init(commit: PendingCommit, old: State?, touched: [Range<Int>]?) {
-      self.commit = commit
-      self.old = old
-      self.touched = touched
-    }
   }
 
   @usableFromInline private(set) var state: State
@@ -77,15 +70,16 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
   ///   - reduction: The action and its route, or the batch.
   ///   - chain: The chain of the dispatch, whose commit observers see the change.
   ///   - keepOld: Whether an observer needs the state before.
-  /// - Returns: The change, or nil when no handler ran.
+  ///   - old: Set to the state before when it was kept: for `keepOld`, or to put it back.
+  /// - Returns: The change committed, or nil when no handler ran.
   /// - Throws: A check's, a handler's or a commit observer's refusal; the state is then as it
   ///   was.
   @inlinable
-  func commit(_ reduction: Reduction<State>, chain: Chain<State>, keepOld: Bool)
-    throws(DispatchError) -> Change?
-  {
+  func commit(
+    _ reduction: Reduction<State>, chain: Chain<State>, keepOld: Bool, old: inout State?
+  ) throws(DispatchError) -> PendingCommit? {
     guard case .action(let action, let route) = reduction, route.reducesInPlace else {
-      return try commitKeepingOld(reduction, chain: chain)
+      return try commitKeepingOld(reduction, chain: chain, old: &old)
     }
     let commit = PendingCommit(
       action: action, mutators: route.keys, replacesState: route.replacesState, store: storeID)
@@ -96,19 +90,20 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
     if route.hasChecks { try check(action, route) }
     for recording in chain.recordings { recording.begin(state) }
     if !chain.checks.isEmpty { try approve(commit, by: chain.checks) }
-    let old = keepOld ? state : nil
+    if keepOld { old = state }
     try stateLock.withLock { _ throws(DispatchError) in try apply(action, route) }
-    return Change(commit: commit, old: old, touched: route.touched)
+    return commit
   }
 
   /// Reduces a change that may fail once it began (a handler that can throw, a batch) holding
   /// `stateLock` until it is accepted or put back: no other thread sees a change that
   /// `willCommit` may still refuse, nor a batch's first actions.
   @usableFromInline
-  func commitKeepingOld(_ reduction: Reduction<State>, chain: Chain<State>)
-    throws(DispatchError) -> Change?
+  func commitKeepingOld(_ reduction: Reduction<State>, chain: Chain<State>, old: inout State?)
+    throws(DispatchError) -> PendingCommit?
   {
-    let old = state
+    let before = state
+    old = before
     switch reduction {
     case .action(let action, let route):
       let commit = PendingCommit(
@@ -124,11 +119,11 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
           try apply(action, route)
           try approve(commit, by: chain.checks)
         } catch {
-          state = old
+          state = before
           throw error
         }
       }
-      return Change(commit: commit, old: old, touched: route.touched)
+      return commit
     case .batch(let batch, let registry, let run):
       for recording in chain.recordings { recording.begin(state) }
       stage = Stage(registry: registry)
@@ -147,12 +142,12 @@ final class Reducer<State: Sendable>: @unchecked Sendable {
           try approve(commit, by: chain.checks)
           return commit
         } catch {
-          state = old
+          state = before
           throw error
         }
       }
       guard stage?.reduced == true else { return nil }
-      return Change(commit: commit, old: old, touched: nil)
+      return commit
     }
   }
 

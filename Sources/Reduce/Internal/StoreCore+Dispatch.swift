@@ -210,17 +210,21 @@ extension StoreCore {
       return
     }
     let reduction: Reduction<State>
+    var touched: [Range<Int>]?
     if type(of: action) == Batch.self, let batch = action as? Batch {
       let first = plan.chain.first
       reduction = .batch(batch, registry: plan.registry) { () throws(DispatchError) in
         for action in batch.actions { try self.runChain(action, from: first, in: plan) }
       }
     } else {
-      reduction = .action(action, plan.registry.route(for: action))
+      let route = plan.registry.route(for: action)
+      touched = route.touched
+      reduction = .action(action, route)
     }
-    let change = try reducer.commit(
-      reduction, chain: plan.chain, keepOld: watching.needsOldState)
-    if let change { committed(change, plan.chain) }
+    var old: State?
+    let commit = try reducer.commit(
+      reduction, chain: plan.chain, keepOld: watching.needsOldState, old: &old)
+    if let commit { committed(commit, old: old, touched: touched, plan.chain) }
   }
 
   /// Holding the turn, after a commit: tells Observation, the observers, then the commit
@@ -228,37 +232,44 @@ extension StoreCore {
   ///
   /// The observers run here, in the turn, on the dispatching thread, before the dispatch
   /// returns; what they dispatch is queued behind the current action.
+  ///
+  /// - Parameters:
+  ///   - commit: The change committed.
+  ///   - old: The state before, when it was kept: an `Equatable` state equal to it tells no
+  ///     observer.
+  ///   - touched: The bytes the handlers may have changed; nil when unknown.
+  ///   - chain: The chain of the dispatch.
   @inlinable
-  func committed(_ change: Reducer<State>.Change, _ chain: Chain<State>) {
-    if change.old == nil || !isUnchanged(since: change) {
+  func committed(
+    _ commit: PendingCommit, old: State?, touched: [Range<Int>]?, _ chain: Chain<State>
+  ) {
+    if old == nil || !isUnchanged(since: old) {
       if isObserved { tellObservation() }
-      if !watching.isEmpty, watching.mayChange(touched: change.touched) { tellObservers(change) }
+      if !watching.isEmpty, watching.mayChange(touched: touched) {
+        tellObservers(commit, old: old, touched: touched)
+      }
     }
-    tellCommitObservers(change, chain)
-  }
-
-  @inlinable
-  func tellCommitObservers(_ change: Reducer<State>.Change, _ chain: Chain<State>) {
     if chain.recordings.isEmpty { return }
     let state = reducer.state
-    for recording in chain.recordings { recording.finish(state, change.commit) }
+    for recording in chain.recordings { recording.finish(state, commit) }
   }
 
   // MARK: Telling the observers
 
   /// Whether the state is equal to the one before a change, for an `Equatable` state.
   @usableFromInline
-  func isUnchanged(since change: Reducer<State>.Change) -> Bool {
-    guard let old = change.old, let isEqual else { return false }
+  func isUnchanged(since old: State?) -> Bool {
+    guard let old, let isEqual else { return false }
     return isEqual(old, reducer.state)
   }
 
   /// Tells the observers of a change.
   @usableFromInline
-  func tellObservers(_ change: Reducer<State>.Change) {
+  func tellObservers(_ commit: PendingCommit, old: State?, touched: [Range<Int>]?) {
     // A copy of the list: an observer may subscribe or cancel while it is told.
     let observers = self.observers
-    observers.tell(change, state: reducer.state)
+    observers.tell(
+      Reducer.Change(commit: commit, old: old, touched: touched), state: reducer.state)
   }
 
   /// Tells Observation's registrar that the state changed.
